@@ -1,0 +1,82 @@
+package source
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Error is one problem in one input file, at one position when there is one.
+type Error struct {
+	File string
+	Pos  Pos
+	Msg  string
+}
+
+// Error renders the problem as "file:line:col: message", or "file: message"
+// when the problem has no position (a missing file, say).
+func (e *Error) Error() string {
+	if e.Pos.Line == 0 {
+		return e.File + ": " + e.Msg
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Pos.Line, e.Pos.Col, e.Msg)
+}
+
+// Errors is every problem found in one run. It renders sorted by file and
+// position, one per line, so that output is stable and reads top to bottom.
+type Errors []*Error
+
+// Error renders every problem, one per line, sorted.
+func (es Errors) Error() string {
+	es.Sort()
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Sort orders the problems by file, line, column and message, and drops
+// exact repeats.
+func (es Errors) Sort() {
+	slices.SortStableFunc(es, compareErrors)
+}
+
+func compareErrors(a, b *Error) int {
+	return cmp.Or(
+		cmp.Compare(a.File, b.File),
+		cmp.Compare(a.Pos.Line, b.Pos.Line),
+		cmp.Compare(a.Pos.Col, b.Pos.Col),
+		cmp.Compare(a.Msg, b.Msg),
+	)
+}
+
+// Err returns es as an error, or nil when it holds no problem, so that a
+// caller can write `return errs.Err()` without the typed-nil trap.
+func (es Errors) Err() error {
+	if len(es) == 0 {
+		return nil
+	}
+	es.Sort()
+	return es
+}
+
+// Add appends one problem.
+func (es *Errors) Add(file string, pos Pos, format string, args ...any) {
+	*es = append(*es, &Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Merge appends the problems carried by err: an Errors, an *Error, or any
+// other error, which is kept under file with no position.
+func (es *Errors) Merge(file string, err error) {
+	switch e := err.(type) {
+	case nil:
+	case Errors:
+		*es = append(*es, e...)
+	case *Error:
+		*es = append(*es, e)
+	default:
+		*es = append(*es, &Error{File: file, Msg: err.Error()})
+	}
+}

@@ -1,0 +1,105 @@
+package source
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPositions(t *testing.T) {
+	tests := []struct {
+		name    string
+		json    string
+		pointer string
+		want    Pos // where the value starts
+		wantKey Pos // where its key starts; zero for array items and the root
+	}{
+		{name: "root", json: `{"a": 1}`, pointer: "", want: Pos{1, 1}},
+		{name: "top-level key", json: `{"a": 1}`, pointer: "/a", want: Pos{1, 7}, wantKey: Pos{1, 2}},
+		{name: "nested keys", json: "{\n  \"verbs\": {\n    \"transfer\": {\n      \"confirm\": true\n    }\n  }\n}", pointer: "/verbs/transfer/confirm", want: Pos{4, 18}, wantKey: Pos{4, 7}},
+		{name: "array item", json: `{"grants": [ {}, {"subject": "default"} ]}`, pointer: "/grants/1/subject", want: Pos{1, 30}, wantKey: Pos{1, 19}},
+		{name: "array of scalars", json: "[1,\n 2,\n    3]", pointer: "/2", want: Pos{3, 5}},
+		{name: "string with escapes before", json: `{"a\"b\\c\u00e9": "x\ny", "next": 2}`, pointer: "/next", want: Pos{1, 35}, wantKey: Pos{1, 27}},
+		{name: "escaped key found by its value", json: `{"a\"b": 1}`, pointer: "/a\"b", want: Pos{1, 10}, wantKey: Pos{1, 2}},
+		{name: "multi-byte UTF-8 counts as one column", json: `{"é€𝄞": "日本", "k": 1}`, pointer: "/k", want: Pos{1, 20}, wantKey: Pos{1, 15}},
+		{name: "tabs count as one column", json: "{\n\t\t\"k\":\t1}", pointer: "/k", want: Pos{2, 8}, wantKey: Pos{2, 3}},
+		{name: "CRLF lines", json: "{\r\n\"a\": 1,\r\n\"b\": 2}", pointer: "/b", want: Pos{3, 6}, wantKey: Pos{3, 1}},
+		{name: "pointer escapes", json: `{"a/b": {"c~d": 5}}`, pointer: "/a~1b/c~0d", want: Pos{1, 17}, wantKey: Pos{1, 10}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, err := ParseJSON("f.json", []byte(tt.json))
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			n := root.Pointer(tt.pointer)
+			if n == nil {
+				t.Fatalf("pointer %q found nothing", tt.pointer)
+			}
+			if n.Pos != tt.want || n.KeyPos != tt.wantKey {
+				t.Errorf("value at %v key at %v, want value at %v key at %v", n.Pos, n.KeyPos, tt.want, tt.wantKey)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		json string
+		want string
+	}{
+		{name: "empty", json: "", want: "f.json:1:1: empty file, want a JSON document"},
+		{name: "blank", json: " \n\t", want: "f.json:1:1: empty file, want a JSON document"},
+		{name: "NaN", json: `{"a": NaN}`, want: "f.json:1:7: invalid JSON: invalid character 'N' looking for beginning of value"},
+		{name: "Infinity", json: `[Infinity]`, want: "f.json:1:2: invalid JSON: invalid character 'I' looking for beginning of value"},
+		{name: "missing colon", json: "{\n  \"a\" 1}", want: "f.json:2:7: invalid JSON: invalid character '1' after object key"},
+		{name: "truncated", json: `{"a": [1, 2`, want: "f.json:1:12: invalid JSON: unexpected end of file"},
+		{name: "trailing comma", json: `{"a": 1,}`, want: "f.json:1:9: invalid JSON: invalid character '}' looking for beginning of object key string"},
+		{name: "trailing data", json: `{} {}`, want: "f.json:1:4: unexpected data after the JSON value"},
+		{name: "bad UTF-8 after multi-byte", json: "{\"é\": \"\xff\"}", want: "f.json:1:8: invalid UTF-8"},
+		{name: "duplicate key", json: "{\"confirm\": true,\n \"confirm\": false}", want: "f.json:2:2: duplicate key \"confirm\" (first at 1:2)"},
+		{name: "duplicate keys all reported", json: `{"a": {"b": 1, "b": 2}, "a": 3}`, want: "f.json:1:16: duplicate key \"b\" (first at 1:8)\nf.json:1:25: duplicate key \"a\" (first at 1:2)"},
+		{name: "multi-byte before error", json: `{"日本": x}`, want: "f.json:1:8: invalid JSON: invalid character 'x' looking for beginning of value"},
+		{name: "bad escape", json: `{"a": "x\q"}`, want: "f.json:1:10: invalid JSON: invalid character 'q' in string escape code"},
+		{name: "control character in string", json: "{\"a\": \"x\ty\"}", want: "f.json:1:9: invalid JSON: invalid character '\\t' in string literal"},
+		{name: "too deep", json: strings.Repeat("[", 200000), want: "f.json:1:101: nesting deeper than 100 levels"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseJSON("f.json", []byte(tt.json))
+			if err == nil {
+				t.Fatal("parse succeeded, want an error")
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLongString(t *testing.T) {
+	data := `{"a": "` + strings.Repeat("x", 30<<20) + `"}`
+	_, err := ParseJSON("f.json", []byte(data))
+	want := "f.json:1:7: string of 31457280 bytes is longer than the limit of 1048576"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
+
+func TestPath(t *testing.T) {
+	root, err := ParseJSON("f.json", []byte(`{"verbs": {"mail.send": {"privacy": {"land": "x"}}}, "grants": [{"a b": 1}], "7": {"8": 1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]string{
+		"":                              "",
+		"/verbs/mail.send/privacy/land": `verbs["mail.send"].privacy.land`,
+		"/grants/0/a b":                 `grants[0]["a b"]`,
+		"/7/8":                          `["7"]["8"]`,
+	}
+	for ptr, want := range tests {
+		if got := root.Path(ptr); got != want {
+			t.Errorf("Path(%q) = %s, want %s", ptr, got, want)
+		}
+	}
+}

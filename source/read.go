@@ -1,0 +1,57 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ReadFile reads a whole input file, refusing directories, missing files
+// and files over MaxFileBytes with an Error that names the file.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: describeOpenError(err)}
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	if info.IsDir() {
+		return nil, &Error{File: path, Msg: "is a directory, want a file"}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, &Error{File: path, Msg: "read: " + err.Error()}
+	}
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("file is larger than the limit of %d MiB", MaxFileBytes>>20)}
+	}
+	return data, nil
+}
+
+func describeOpenError(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// ReadJSON reads and parses one JSON input file.
+func ReadJSON(path string) (*Node, error) {
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJSON(path, data)
+}
