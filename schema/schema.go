@@ -1,0 +1,118 @@
+// Package schema holds the JSON Schemas of every file and document that
+// hcp-rego reads, and validates positioned documents against them, turning
+// each violation into a plain-words error at the line and column of the
+// offending key or value.
+package schema
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+//go:embed *.json
+var files embed.FS
+
+// Names lists the schemas that `hcp-rego schema NAME` prints.
+func Names() []string {
+	entries, _ := files.ReadDir(".")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".json"))
+	}
+	return names
+}
+
+// Text returns the schema document called name.
+func Text(name string) ([]byte, error) {
+	data, err := files.ReadFile(name + ".json")
+	if err != nil {
+		return nil, fmt.Errorf("unknown schema %q, want one of %s", name, strings.Join(Names(), ", "))
+	}
+	return data, nil
+}
+
+// Schema is one compiled schema together with its document, which error
+// translation reads for allowed fields and values.
+type Schema struct {
+	compiled *jsonschema.Schema
+	doc      map[string]any
+}
+
+var (
+	cacheMu sync.Mutex
+	cache   = map[string]*Schema{}
+)
+
+// Get returns the compiled schema called name. The schemas are part of the
+// binary, so a failure here is a bug, and it panics.
+func Get(name string) *Schema {
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if s, ok := cache[name]; ok {
+		return s
+	}
+	text, err := Text(name)
+	if err != nil {
+		panic(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource(name+".json", strings.NewReader(string(text))); err != nil {
+		panic(err)
+	}
+	s := &Schema{compiled: c.MustCompile(name + ".json")}
+	if err := json.Unmarshal(text, &s.doc); err != nil {
+		panic(err)
+	}
+	cache[name] = s
+	return s
+}
+
+// Validate checks root, the parsed contents of file, and returns every
+// violation, sorted, as source.Errors (nil when root is valid).
+func (s *Schema) Validate(file string, root *source.Node) error {
+	err := s.compiled.Validate(root.Value())
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return &source.Error{File: file, Msg: err.Error()}
+	}
+	var errs source.Errors
+	for _, leaf := range s.leaves(ve) {
+		errs = append(errs, s.translate(file, root, leaf)...)
+	}
+	return dedupe(errs).Err()
+}
+
+// Valid reports whether v, a plain decoded JSON value, satisfies the schema.
+func (s *Schema) Valid(v any) bool {
+	return s.compiled.Validate(v) == nil
+}
+
+// leaves flattens a validation error tree to the errors that say what is
+// wrong, stopping early where the schema words the message itself.
+func (s *Schema) leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 || s.customMessage(ve.KeywordLocation) != "" {
+		return []*jsonschema.ValidationError{ve}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		out = append(out, s.leaves(c)...)
+	}
+	return out
+}
+
+func dedupe(errs source.Errors) source.Errors {
+	errs.Sort()
+	return slices.CompactFunc(errs, func(a, b *source.Error) bool { return *a == *b })
+}

@@ -1,0 +1,94 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+func TestMessages(t *testing.T) {
+	tests := []struct {
+		name, schema, json, want string
+	}{
+		{
+			name:   "unknown field names the key",
+			schema: "policy",
+			json:   "{\n  \"surface_id\": \"ledger\",\n  \"verbs\": {\n    \"transfer\": {\n      \"operation\": \"write\",\n      \"privacy\": {\"land\": \"personal\"},\n      \"confrim\": true\n    }\n  }\n}",
+			want:   `p.json:7:7: unknown field "confrim" in verbs["transfer"]`,
+		},
+		{
+			name:   "unknown token",
+			schema: "policy",
+			json:   `{"surface_id": "x", "verbs": {"a": {"operation": "reed", "privacy": {"land": "moon"}}}}`,
+			want:   "p.json:1:50: verbs[\"a\"].operation: unknown value \"reed\", want \"read\" or \"write\"\np.json:1:78: verbs[\"a\"].privacy.land: unknown value \"moon\", want \"personal\", \"brain\" or \"local\"",
+		},
+		{
+			name:   "unknown confirm",
+			schema: "policy",
+			json:   `{"surface_id": "x", "verbs": {"a": {"operation": "write", "privacy": {"land": "local"}, "confirm": "never"}}}`,
+			want:   `p.json:1:100: verbs["a"].confirm: unknown value "never", want true, false or "always"`,
+		},
+		{
+			name:   "missing fields and wrong version",
+			schema: "policy",
+			json:   `{"version": 2, "verbs": {"a": {}}}`,
+			want:   "p.json:1:1: missing field \"surface_id\"\np.json:1:13: version: must be 1, got 2\np.json:1:31: missing field \"operation\" in verbs[\"a\"]\np.json:1:31: missing field \"privacy\" in verbs[\"a\"]",
+		},
+		{
+			name:   "wrong type at top level",
+			schema: "grants",
+			json:   `[]`,
+			want:   "p.json:1:1: top level: must be an object, got an array",
+		},
+		{
+			name:   "grant on both a verb and a stimulus",
+			schema: "grants",
+			json:   `{"grants": [{"subject": "default", "pack_id": "m", "verb_key": "a", "stimulus": "b", "capabilities": ["verb.exec.read"]}]}`,
+			want:   "p.json:1:13: grants[0]: a grant is scoped to a verb_key or a stimulus, not both",
+		},
+		{
+			name:   "bad subject and capability",
+			schema: "grants",
+			json:   `{"grants": [{"subject": "user:x", "pack_id": "m", "capabilities": ["verb.exec.all"]}]}`,
+			want:   "p.json:1:25: grants[0].subject: \"user:x\" does not match ^(default|principal:.+|role:.+)$\np.json:1:68: grants[0].capabilities[0]: unknown value \"verb.exec.all\", want \"verb.exec.read\", \"verb.exec.write\", \"pack.connect\" or \"sense.enable\"",
+		},
+		{
+			name:   "manifest ignores unknown fields but checks id",
+			schema: "manifest",
+			json:   `{"id": "Ledger", "name": "x", "commands": {"a": {"cli": "ledger a"}}}`,
+			want:   "p.json:1:8: id: \"Ledger\" does not match ^[a-z0-9][a-z0-9_-]*$\np.json:1:57: commands[\"a\"].cli: must be an array, got a string",
+		},
+		{
+			name:   "input needs one of verb_key and stimulus",
+			schema: "input",
+			json:   `{"principal": {"id": "a"}, "pack_id": "p"}`,
+			want:   "p.json:1:1: top level: give exactly one of verb_key and stimulus",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, err := source.ParseJSON("p.json", []byte(tt.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Get(tt.schema).Validate("p.json", root)
+			if err == nil {
+				t.Fatal("valid, want errors")
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestExamplesValid(t *testing.T) {
+	for _, name := range Names() {
+		text, err := Text(name)
+		if err != nil || !strings.Contains(string(text), "$schema") {
+			t.Fatalf("schema %s: %v", name, err)
+		}
+		Get(name) // compiles
+	}
+}
