@@ -108,3 +108,24 @@ func (n *Node) Pointer(ptr string) *Node {
 	}
 	return n
 }
+
+// Members returns the members of an object (in file order) or the elements
+// of an array; nil for a nil node or a scalar.
+func (n *Node) Members() []*Node {
+	if n == nil {
+		return nil
+	}
+	return n.Items
+}
+
+// IsTrue reports whether n is the JSON value true.
+func (n *Node) IsTrue() bool { return n != nil && n.Kind == Bool && n.Bool }
+
+// Strings returns the string elements of an array node.
+func (n *Node) Strings() []string {
+	out := []string{}
+	for _, item := range n.Members() {
+		out = append(out, item.Text)
+	}
+	return out
+}

@@ -160,11 +160,12 @@ func (p *parser) object(n *Node, depth int) error {
 		if len(key) > MaxStringBytes {
 			return p.fail(start, "key of %d bytes is longer than the limit of %d", len(key), MaxStringBytes)
 		}
+		keyPos := p.ix.pos(start) // before the value: positions are asked in order
 		member, err := p.value(depth)
 		if err != nil {
 			return err
 		}
-		member.Key, member.KeyPos = key, p.ix.pos(start)
+		member.Key, member.KeyPos = key, keyPos
 		if first, dup := n.fields[key]; dup {
 			p.errs.Add(p.file, member.KeyPos, "duplicate key %q (first at %d:%d)", key, first.KeyPos.Line, first.KeyPos.Col)
 			continue

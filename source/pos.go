@@ -1,9 +1,6 @@
 package source
 
-import (
-	"sort"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // Pos is a position in a file: Line and Col start at 1. Col counts
 // characters (Unicode code points), not bytes, so a position reads the same
@@ -14,31 +11,34 @@ type Pos struct {
 	Col  int
 }
 
-// lineIndex maps byte offsets of one file to positions.
+// lineIndex maps byte offsets of one file to positions. The parser asks for
+// offsets in increasing order, so it walks forward from the last answer:
+// the whole file costs one pass, even when it is all on one line.
 type lineIndex struct {
-	data   []byte
-	starts []int // byte offset at which each line starts
+	data []byte
+	off  int // the offset of the last answer
+	at   Pos // the last answer
 }
 
 func newLineIndex(data []byte) *lineIndex {
-	starts := []int{0}
-	for i, b := range data {
-		if b == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return &lineIndex{data: data, starts: starts}
+	return &lineIndex{data: data, at: Pos{Line: 1, Col: 1}}
 }
 
 // pos returns the position of the byte at offset; an offset past the end
 // names the position just after the last byte.
 func (ix *lineIndex) pos(offset int) Pos {
 	offset = max(0, min(offset, len(ix.data)))
-	line := sort.Search(len(ix.starts), func(i int) bool { return ix.starts[i] > offset }) - 1
-	col := 1
-	for rest := ix.data[ix.starts[line]:offset]; len(rest) > 0; col++ {
-		_, size := utf8.DecodeRune(rest)
-		rest = rest[size:]
+	if offset < ix.off {
+		ix.off, ix.at = 0, Pos{Line: 1, Col: 1}
 	}
-	return Pos{Line: line + 1, Col: col}
+	for ix.off < offset {
+		r, size := utf8.DecodeRune(ix.data[ix.off:])
+		if r == '\n' {
+			ix.at = Pos{Line: ix.at.Line + 1, Col: 1}
+		} else {
+			ix.at.Col++
+		}
+		ix.off += size
+	}
+	return ix.at
 }

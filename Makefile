@@ -1,0 +1,35 @@
+# hcp-rego: `make help` lists the targets.
+GO       ?= go
+BIN      := bin/hcp-rego
+PACKS    := testdata/packs
+GRANTS   := --grants testdata/grants/acme.json --grants testdata/grants/defaults.json
+FUZZTIME ?= 20s
+
+.PHONY: help build test demo lint fuzz bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+build: ## build bin/hcp-rego
+	$(GO) build -o $(BIN) ./cmd/hcp-rego
+
+test: lint ## everything CI runs: vet, unit, testscript, integration, dogfood
+	$(GO) test -count=1 ./...
+
+demo: build ## run the main job on the example packs
+	@echo '$$ hcp-rego lint $(PACKS) $(GRANTS)'
+	@$(BIN) lint $(PACKS) $(GRANTS)
+
+lint: ## gofmt and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+fuzz: ## run each fuzz target for FUZZTIME
+	./scripts/fuzz.sh $(FUZZTIME)
+
+bench: ## run the benchmarks and print the ratio table
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean: ## remove build outputs
+	rm -rf bin dist

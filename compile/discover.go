@@ -1,0 +1,171 @@
+package compile
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// isPackDir reports whether dir holds a pack's policy.json or manifest.json.
+func isPackDir(dir string) bool {
+	for _, name := range []string{"policy.json", "manifest.json"} {
+		if info, err := os.Stat(filepath.Join(dir, name)); err == nil && !info.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// skipDir reports whether discovery passes over a folder: hidden ones and
+// those whose names start with "_" (as the go tool does), where a
+// repository keeps inputs that are bad on purpose.
+func skipDir(root, path string, d fs.DirEntry) bool {
+	name := d.Name()
+	return path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_"))
+}
+
+// PackDirs resolves command-line PACK_DIR arguments: a folder that holds a
+// policy.json or manifest.json is a pack; any other folder stands for the
+// packs found below it. No argument means ".".
+func PackDirs(args []string) ([]string, error) {
+	if len(args) == 0 {
+		args = []string{"."}
+	}
+	var dirs []string
+	var errs source.Errors
+	for _, arg := range args {
+		info, err := os.Stat(arg)
+		switch {
+		case err != nil:
+			errs.Add(arg, source.Pos{}, "no such pack folder")
+		case !info.IsDir():
+			errs.Add(arg, source.Pos{}, "is a file, want a pack folder")
+		case isPackDir(arg):
+			dirs = append(dirs, filepath.Clean(arg))
+		default:
+			found, err := findPacks(arg)
+			errs.Merge(arg, err)
+			if err == nil && len(found) == 0 {
+				errs.Add(arg, source.Pos{}, "no pack (a folder with policy.json) here or below")
+			}
+			dirs = append(dirs, found...)
+		}
+	}
+	return dirs, errs.Err()
+}
+
+// findPacks walks root for pack folders.
+func findPacks(root string) ([]string, error) {
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if skipDir(root, path, d) {
+			return filepath.SkipDir
+		}
+		if isPackDir(path) {
+			dirs = append(dirs, path)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	slices.Sort(dirs)
+	return dirs, err
+}
+
+// Found is what discovery finds under the PATHs of `hcp-rego test` and of
+// `matrix --diff` (SPEC §5.1).
+type Found struct {
+	Packs      []string
+	GrantFiles []string
+	CaseFiles  []string
+	RegoTests  []string
+
+	errs source.Errors
+}
+
+// Discover walks each root for packs, grant files (any other *.json whose
+// top level has a "grants" array), case files (*.cases.yaml|yml|json) and
+// Rego unit tests (*_test.rego).
+func Discover(roots []string) (*Found, error) {
+	f := &Found{}
+	var errs source.Errors
+	for _, root := range roots {
+		if _, err := os.Stat(root); err != nil {
+			errs.Add(root, source.Pos{}, "no such file or folder")
+			continue
+		}
+		errs.Merge(root, filepath.WalkDir(root, f.visit(root)))
+	}
+	errs = append(errs, f.errs...)
+	return f, errs.Err()
+}
+
+func (f *Found) visit(root string) fs.WalkDirFunc {
+	return func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if skipDir(root, path, d) {
+				return filepath.SkipDir
+			}
+			if isPackDir(path) {
+				f.Packs = append(f.Packs, path)
+			}
+			return nil
+		}
+		name := d.Name()
+		switch {
+		case IsCaseFile(name):
+			f.CaseFiles = append(f.CaseFiles, path)
+		case strings.HasSuffix(name, "_test.rego"):
+			f.RegoTests = append(f.RegoTests, path)
+		case name == "policy.json" || name == "manifest.json":
+		case strings.HasSuffix(name, ".json"):
+			ok, err := looksLikeGrantFile(path)
+			if ok {
+				f.GrantFiles = append(f.GrantFiles, path)
+			}
+			f.errs.Merge(path, err)
+		}
+		return nil
+	}
+}
+
+// IsCaseFile reports whether a file name is a decision case file's.
+func IsCaseFile(name string) bool {
+	for _, ext := range []string{".cases.yaml", ".cases.yml", ".cases.json"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeGrantFile reports whether a JSON file's top level has a grants
+// array. A file that does not parse counts as a broken grant file when it
+// mentions "grants", so that a typo cannot silently drop a grant set.
+func looksLikeGrantFile(path string) (bool, error) {
+	data, err := source.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	root, err := source.ParseJSON(path, data)
+	if err != nil {
+		if bytes.Contains(data, []byte(`"grants"`)) {
+			return false, err
+		}
+		return false, nil
+	}
+	return IsGrantFile(root), nil
+}

@@ -1,0 +1,38 @@
+package compile
+
+import (
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// LoadGrants reads and validates one grant file. Grants are numbered from
+// first, their index among all the grants of a run.
+func LoadGrants(path string, first int) ([]*Grant, string, error) {
+	root, sum, err := readChecked(path, "grants")
+	if err != nil {
+		return nil, "", err
+	}
+	var grants []*Grant
+	for i, n := range root.Field("grants").Members() {
+		grants = append(grants, &Grant{
+			File:         path,
+			N:            i + 1,
+			Index:        first + i,
+			Line:         n.Pos.Line,
+			Subject:      n.Field("subject").Text,
+			Tenant:       n.Field("tenant").Str(),
+			PackID:       n.Field("pack_id").Text,
+			VerbKey:      n.Field("verb_key").Str(),
+			Stimulus:     n.Field("stimulus").Str(),
+			Capabilities: n.Field("capabilities").Strings(),
+			node:         n,
+		})
+	}
+	return grants, sum, nil
+}
+
+// IsGrantFile reports whether a parsed JSON document is a grant file by
+// shape: an object whose "grants" member is an array (SPEC §5.1).
+func IsGrantFile(root *source.Node) bool {
+	g := root.Field("grants")
+	return g != nil && g.Kind == source.Array
+}

@@ -1,0 +1,114 @@
+package compile
+
+import (
+	"slices"
+
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// Lint checks every pack for the coverage and consistency rules of SPEC
+// §2.2 and every grant for the checks of §2.3. It returns every finding,
+// sorted, each at the key or value to change; nil when there is none.
+func Lint(m *Model) error {
+	var errs source.Errors
+	for _, p := range m.Packs {
+		p.lintCoverage(&errs)
+		p.lintRows(&errs)
+	}
+	for _, g := range m.Grants {
+		g.lint(m, &errs)
+	}
+	return errs.Err()
+}
+
+// lintCoverage checks that policy and manifest name the same commands and
+// triggers, and that surface_id is the manifest id.
+func (p *Pack) lintCoverage(errs *source.Errors) {
+	if sid := p.policy.Field("surface_id"); sid.Text != p.ID {
+		errs.Add(p.PolicyFile, sid.Pos, "policy surface_id %q !== %q", sid.Text, p.ID)
+	}
+	for _, key := range sortedKeys(p.commands) {
+		if p.Verbs[key] == nil {
+			errs.Add(p.ManifestFile, p.commands[key].KeyPos, "verb %q missing from policy.json", key)
+		}
+	}
+	for _, key := range sortedKeys(p.triggers) {
+		if p.Stimuli[key] == nil {
+			errs.Add(p.ManifestFile, p.triggers[key].Pos, "stimulus %q missing from policy.json", key)
+		}
+	}
+	for _, r := range p.Verbs {
+		if p.commands[r.Key] == nil {
+			errs.Add(p.PolicyFile, r.node.KeyPos, "policy verb %q not in pack manifest", r.Key)
+		}
+	}
+	for _, r := range p.Stimuli {
+		if p.triggers[r.Key] == nil {
+			errs.Add(p.PolicyFile, r.node.KeyPos, "policy stimulus %q not in stimulusTriggers", r.Key)
+		}
+	}
+}
+
+// lintRows checks each row for what the seed's rules imply: confirm only on
+// writes, triggers only read, connect commands write, and a confirm gate
+// that the command's CLI face can pass.
+func (p *Pack) lintRows(errs *source.Errors) {
+	for _, k := range []Kind{Verb, Stimulus} {
+		for _, r := range p.Rows(k) {
+			noun := "verb"
+			if k == Stimulus {
+				noun = "stimulus"
+			}
+			op := r.node.Field("operation")
+			if k == Stimulus && r.Operation == "write" {
+				errs.Add(p.PolicyFile, op.Pos, "stimulus %q must be read: a trigger cannot write", r.Key)
+			}
+			if r.Connect && r.Operation == "read" {
+				errs.Add(p.PolicyFile, op.Pos, "verb %q establishes a Binding and must be write", r.Key)
+			}
+			if r.Operation == "read" && r.Gate != NoGate {
+				errs.Add(p.PolicyFile, r.node.Field("confirm").KeyPos, "%s %q is read: confirm is for writes only", noun, r.Key)
+			}
+			if cli := p.commands[r.Key].Field("cli"); k == Verb && r.Gate != NoGate && cli != nil && !takesConfirm(r.CLI) {
+				errs.Add(p.ManifestFile, cli.Pos, "verb %q is confirm-gated but its cli[] takes neither --confirm nor --apply", r.Key)
+			}
+		}
+	}
+}
+
+// takesConfirm reports whether a CLI template carries --confirm or --apply.
+func takesConfirm(cli []string) bool {
+	return slices.Contains(cli, "--confirm") || slices.Contains(cli, "--apply")
+}
+
+// lint checks that a grant names packs, verbs and triggers that exist, and
+// capabilities that fit its scope.
+func (g *Grant) lint(m *Model, errs *source.Errors) {
+	p := m.Pack(g.PackID)
+	switch {
+	case p == nil:
+		errs.Add(g.File, g.node.Field("pack_id").Pos, "grant %d: pack %q not in the compiled packs", g.N, g.PackID)
+	case g.VerbKey != "" && p.Verbs[g.VerbKey] == nil:
+		errs.Add(g.File, g.node.Field("verb_key").Pos, "grant %d: verb %q not in policy for pack %q", g.N, g.VerbKey, g.PackID)
+	case g.Stimulus != "" && p.Stimuli[g.Stimulus] == nil:
+		errs.Add(g.File, g.node.Field("stimulus").Pos, "grant %d: stimulus %q not in policy for pack %q", g.N, g.Stimulus, g.PackID)
+	}
+	for i, c := range g.Capabilities {
+		pos := g.node.Field("capabilities").Items[i].Pos
+		switch {
+		case g.VerbKey != "" && c == CapSense:
+			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a verb_key", g.N, c)
+		case g.Stimulus != "" && c != CapSense:
+			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a stimulus", g.N, c)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

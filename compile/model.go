@@ -1,0 +1,166 @@
+// Package compile reads packs (manifest.json + policy.json) and grant sets,
+// validates them against the embedded JSON Schemas, lints them for the
+// coverage and consistency rules of SPEC §2.2 and §2.3, and compiles the
+// checked model into Rego modules and lookup tables.
+package compile
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// Kind says whether a row is a command or a trigger.
+type Kind uint8
+
+// The two kinds of rows.
+const (
+	Verb Kind = iota
+	Stimulus
+)
+
+// Field is the policy.json member (and decision input field) of the kind.
+func (k Kind) Field() string {
+	if k == Stimulus {
+		return "stimulus"
+	}
+	return "verb_key"
+}
+
+// Section is the policy.json object that holds rows of the kind.
+func (k Kind) Section() string {
+	if k == Stimulus {
+		return "stimuli"
+	}
+	return "verbs"
+}
+
+// Gate is a row's confirm value as written.
+type Gate uint8
+
+// The confirm values.
+const (
+	NoGate     Gate = iota // confirm absent or false
+	GateTrue               // confirm: true
+	GateAlways             // confirm: "always"
+)
+
+// JSON returns the value the decision document carries for the gate:
+// false, true or "always".
+func (g Gate) JSON() any {
+	switch g {
+	case GateTrue:
+		return true
+	case GateAlways:
+		return "always"
+	}
+	return false
+}
+
+// The four capabilities (SPEC §2.3). None implies another.
+const (
+	CapRead    = "verb.exec.read"
+	CapWrite   = "verb.exec.write"
+	CapConnect = "pack.connect"
+	CapSense   = "sense.enable"
+)
+
+// Row is one policy.json entry: a command or a trigger of one pack.
+type Row struct {
+	Pack      string
+	Kind      Kind
+	Key       string
+	Operation string // "read" or "write"
+	Land      string // "personal", "brain" or "local"
+	Gate      Gate
+	Connect   bool     // a command that establishes or refreshes a Binding
+	CLI       []string // the manifest's cli template; nil when it has none
+	File      string   // the policy.json path as given
+	Line      int      // the line of the row's key
+
+	node *source.Node
+}
+
+// Capability is the capability a caller must hold to run the row (§3.3).
+func (r *Row) Capability() string {
+	switch {
+	case r.Kind == Stimulus:
+		return CapSense
+	case r.Connect:
+		return CapConnect
+	case r.Operation == "write":
+		return CapWrite
+	}
+	return CapRead
+}
+
+// Source is the row's provenance, "packs/ledger/policy.json:7".
+func (r *Row) Source() string { return fmt.Sprintf("%s:%d", r.File, r.Line) }
+
+// IsConnectKey reports whether a command key names a connect command by
+// itself: "connect" or anything ending in ".connect".
+func IsConnectKey(key string) bool {
+	return key == "connect" || strings.HasSuffix(key, ".connect")
+}
+
+// Pack is one checked pack.
+type Pack struct {
+	ID           string
+	Dir          string
+	PolicyFile   string
+	ManifestFile string
+	Verbs        map[string]*Row
+	Stimuli      map[string]*Row
+	// Digests maps each source file path to the hex sha256 of its bytes.
+	Digests map[string]string
+
+	policy, manifest *source.Node
+	commands         map[string]*source.Node // manifest commands by key
+	triggers         map[string]*source.Node // manifest trigger refs by key
+}
+
+// Rows returns the pack's rows of one kind.
+func (p *Pack) Rows(k Kind) map[string]*Row {
+	if k == Stimulus {
+		return p.Stimuli
+	}
+	return p.Verbs
+}
+
+// Row returns the row for a key of one kind, or nil.
+func (p *Pack) Row(k Kind, key string) *Row { return p.Rows(k)[key] }
+
+// Grant is one capability grant.
+type Grant struct {
+	File         string
+	N            int // 1-based position in its file, as lint names it
+	Index        int // 0-based position among all grants given, in order
+	Line         int
+	Subject      string // "principal:ID", "role:NAME" or "default"
+	Tenant       string // "" when the grant holds for every tenant
+	PackID       string
+	VerbKey      string
+	Stimulus     string
+	Capabilities []string
+
+	node *source.Node
+}
+
+// Source is the grant's provenance, "grants/acme.json:5".
+func (g *Grant) Source() string { return fmt.Sprintf("%s:%d", g.File, g.Line) }
+
+// Model is everything one run compiles: packs sorted by id, and grants in
+// the order of the files given and of the grants within them.
+type Model struct {
+	Packs      []*Pack
+	Grants     []*Grant
+	GrantFiles []string
+	// GrantDigests maps each grant file path to the hex sha256 of its bytes.
+	GrantDigests map[string]string
+
+	byID map[string]*Pack
+}
+
+// Pack returns the pack with the given id, or nil.
+func (m *Model) Pack(id string) *Pack { return m.byID[id] }

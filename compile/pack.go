@@ -1,0 +1,117 @@
+package compile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+
+	"github.com/hcp-rego/hcp-rego/schema"
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// readChecked reads one JSON file, parses it and validates it against the
+// named schema. It returns the tree, the file's sha256, and every problem.
+func readChecked(path, schemaName string) (*source.Node, string, error) {
+	data, err := source.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(data)
+	root, err := source.ParseJSON(path, data)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := schema.Get(schemaName).Validate(path, root); err != nil {
+		return nil, "", err
+	}
+	return root, hex.EncodeToString(sum[:]), nil
+}
+
+// LoadPack reads and validates the pack in dir. It reports every problem
+// of both files, not just the first.
+func LoadPack(dir string) (*Pack, error) {
+	p := &Pack{
+		Dir:          filepath.ToSlash(dir),
+		PolicyFile:   filepath.ToSlash(filepath.Join(dir, "policy.json")),
+		ManifestFile: filepath.ToSlash(filepath.Join(dir, "manifest.json")),
+		Digests:      map[string]string{},
+	}
+	var errs source.Errors
+	var policySum, manifestSum string
+	var err error
+	p.manifest, manifestSum, err = readChecked(p.ManifestFile, "manifest")
+	errs.Merge(p.ManifestFile, err)
+	p.policy, policySum, err = readChecked(p.PolicyFile, "policy")
+	errs.Merge(p.PolicyFile, err)
+	if len(errs) > 0 {
+		return nil, errs.Err()
+	}
+	p.Digests[p.ManifestFile], p.Digests[p.PolicyFile] = manifestSum, policySum
+	p.ID = p.manifest.Field("id").Text
+	if err := p.readManifest(); err != nil {
+		return nil, err
+	}
+	p.Verbs = p.readRows(Verb)
+	p.Stimuli = p.readRows(Stimulus)
+	return p, nil
+}
+
+// readManifest indexes the manifest's commands and trigger refs.
+func (p *Pack) readManifest() error {
+	p.commands, p.triggers = map[string]*source.Node{}, map[string]*source.Node{}
+	for _, cmd := range p.manifest.Field("commands").Members() {
+		p.commands[cmd.Key] = cmd
+	}
+	var errs source.Errors
+	for _, t := range p.manifest.Field("stimulusTriggers").Members() {
+		ref := t
+		if t.Kind == source.Object {
+			ref = t.Field("ref")
+		}
+		if first, dup := p.triggers[ref.Text]; dup {
+			errs.Add(p.ManifestFile, ref.Pos, "stimulus %q declared twice in stimulusTriggers (first at %d:%d)", ref.Text, first.Pos.Line, first.Pos.Col)
+			continue
+		}
+		p.triggers[ref.Text] = ref
+	}
+	return errs.Err()
+}
+
+// readRows builds the rows of one kind from the validated policy.json.
+func (p *Pack) readRows(k Kind) map[string]*Row {
+	rows := map[string]*Row{}
+	for _, n := range p.policy.Field(k.Section()).Members() {
+		r := &Row{
+			Pack:      p.ID,
+			Kind:      k,
+			Key:       n.Key,
+			Operation: n.Field("operation").Text,
+			Land:      n.Field("privacy").Field("land").Text,
+			Gate:      gateOf(n.Field("confirm")),
+			File:      p.PolicyFile,
+			Line:      n.KeyPos.Line,
+			node:      n,
+		}
+		if k == Verb {
+			cmd := p.commands[n.Key]
+			r.Connect = IsConnectKey(n.Key) || cmd.Field("connect").IsTrue()
+			if cli := cmd.Field("cli"); cli != nil {
+				r.CLI = cli.Strings()
+			}
+		}
+		rows[n.Key] = r
+	}
+	return rows
+}
+
+func gateOf(n *source.Node) Gate {
+	switch {
+	case n == nil:
+		return NoGate
+	case n.Kind == source.String:
+		return GateAlways
+	case n.Bool:
+		return GateTrue
+	}
+	return NoGate
+}

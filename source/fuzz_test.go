@@ -1,0 +1,48 @@
+package source
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzParseJSON checks that no input makes the reader panic, and that every
+// position it reports lies inside the file.
+func FuzzParseJSON(f *testing.F) {
+	seeds, _ := filepath.Glob("../testdata/*/*/*.json")
+	more, _ := filepath.Glob("../testdata/grants/*.json")
+	for _, path := range append(seeds, more...) {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"a": [1, {"b": "\u00e9\n"}], "a": null}`))
+	f.Add([]byte("{\"\xff\": 1}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := strings.Count(string(data), "\n") + 1
+		root, err := ParseJSON("f.json", data)
+		if err != nil {
+			for _, e := range err.(Errors) {
+				if e.Pos.Line < 1 || e.Pos.Line > lines || e.Pos.Col < 1 {
+					t.Fatalf("error position %v outside the file (%d lines): %v", e.Pos, lines, e)
+				}
+			}
+			return
+		}
+		walk(root, func(n *Node) {
+			if n.Pos.Line < 1 || n.Pos.Line > lines || n.Pos.Col < 1 {
+				t.Fatalf("value position %v outside the file", n.Pos)
+			}
+		})
+		_ = root.Value()
+	})
+}
+
+func walk(n *Node, visit func(*Node)) {
+	visit(n)
+	for _, item := range n.Items {
+		walk(item, visit)
+	}
+}
