@@ -43,6 +43,7 @@ and shows who gets what.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newLintCommand(s),
+		newEvalCommand(s),
 		newSchemaCommand(s),
 		newVersionCommand(s),
 	)

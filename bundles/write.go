@@ -1,0 +1,50 @@
+package bundles
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/open-policy-agent/opa/v1/bundle"
+)
+
+// Encode serializes b as a gzipped tarball with OPA's bundle writer. The
+// writer is given the modules unformatted (they are formatted already) and
+// in sorted order, so the same bundle gives the same bytes.
+func Encode(b *bundle.Bundle) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := bundle.NewWriter(&buf).DisableFormat(true).UseModulePath(true).Write(*b); err != nil {
+		return nil, fmt.Errorf("write bundle: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename: readers see the old file or the new one, and on any
+// error the old file is untouched and no temporary file is left.
+func WriteFileAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,142 @@
+package compile
+
+import "slices"
+
+// GrantTables builds data.hcp.grants, the lookup tables the decision
+// library reads (rego/grants.rego), so that a decision costs the same for
+// 1 grant or 100,000:
+//
+//	principal[id][pack]   a subject table (below) for principal:ID grants
+//	role[name][pack]      the same for role:NAME grants
+//	default[pack]         the same for default grants
+//	applies[principal|role][subject][tenant]  true when some grant applies
+//	sources[position]     "file:line" of each grant
+//
+// A subject table maps "verb_key" or "stimulus", then a key, then a tenant,
+// to the position of the first grant on that command or trigger that gives
+// its capability; and "cap", then a capability, then a tenant, to the first
+// pack-wide grant of it. Tenant "" holds grants without a tenant. The first
+// grant for a call is the smallest of the (at most four) positions its
+// subject's table gives.
+func GrantTables(m *Model) map[string]any {
+	principal, role, deflt := groups{}, groups{}, map[string][]*Grant{}
+	applies := map[string]map[string]map[string]any{"principal": {}, "role": {}}
+	sources := make([]any, len(m.Grants))
+	for _, g := range m.Grants {
+		sources[g.Index] = g.Source()
+		kind, name, named := splitSubject(g.Subject)
+		switch {
+		case !named:
+			deflt[g.PackID] = append(deflt[g.PackID], g)
+		case kind == "principal":
+			principal.add(name, g)
+		default:
+			role.add(name, g)
+		}
+		if named {
+			if applies[kind][name] == nil {
+				applies[kind][name] = map[string]any{}
+			}
+			applies[kind][name][g.Tenant] = true
+		}
+	}
+	defaults := map[string]any{}
+	for pack, grants := range deflt {
+		defaults[pack] = subjectTable(m, grants)
+	}
+	return map[string]any{
+		"principal": principal.tables(m),
+		"role":      role.tables(m),
+		"default":   defaults,
+		"applies":   applies,
+		"sources":   sources,
+	}
+}
+
+// groups collects grants by subject name and pack.
+type groups map[string]map[string][]*Grant
+
+func (gs groups) add(name string, g *Grant) {
+	if gs[name] == nil {
+		gs[name] = map[string][]*Grant{}
+	}
+	gs[name][g.PackID] = append(gs[name][g.PackID], g)
+}
+
+func (gs groups) tables(m *Model) map[string]any {
+	out := make(map[string]any, len(gs))
+	for name, byPack := range gs {
+		packs := make(map[string]any, len(byPack))
+		for pack, grants := range byPack {
+			packs[pack] = subjectTable(m, grants)
+		}
+		out[name] = packs
+	}
+	return out
+}
+
+// subjectTable builds one subject's table for one pack from its grants
+// there, in order: the first grant of each kind and tenant.
+func subjectTable(m *Model, grants []*Grant) map[string]any {
+	table := map[string]any{}
+	for _, g := range grants {
+		for _, path := range slotsOf(m, g) {
+			entry := child(child(table, path[0]), path[1])
+			if _, seen := entry[g.Tenant]; !seen {
+				entry[g.Tenant] = g.Index
+			}
+		}
+	}
+	return table
+}
+
+// slotsOf lists where a grant goes in a subject table: under "cap" for each
+// capability of a pack-wide grant; under its row's key when it gives that
+// row's capability (a grant of another capability there never counts).
+func slotsOf(m *Model, g *Grant) [][2]string {
+	r := scopedRow(m, g)
+	if r != nil && slices.Contains(g.Capabilities, r.Capability()) {
+		return [][2]string{{r.Kind.Field(), r.Key}}
+	}
+	var slots [][2]string
+	if g.VerbKey == "" && g.Stimulus == "" {
+		for _, c := range g.Capabilities {
+			slots = append(slots, [2]string{"cap", c})
+		}
+	}
+	return slots
+}
+
+// scopedRow is the row a grant on one command or trigger names.
+func scopedRow(m *Model, g *Grant) *Row {
+	p := m.Pack(g.PackID)
+	switch {
+	case p == nil:
+		return nil
+	case g.VerbKey != "":
+		return p.Verbs[g.VerbKey]
+	case g.Stimulus != "":
+		return p.Stimuli[g.Stimulus]
+	}
+	return nil
+}
+
+// splitSubject splits "principal:ID" or "role:NAME"; named is false for
+// "default".
+func splitSubject(s string) (kind, name string, named bool) {
+	for _, kind := range []string{"principal", "role"} {
+		if len(s) > len(kind) && s[:len(kind)+1] == kind+":" {
+			return kind, s[len(kind)+1:], true
+		}
+	}
+	return "", "", false
+}
+
+func child(m map[string]any, key string) map[string]any {
+	c, ok := m[key].(map[string]any)
+	if !ok {
+		c = map[string]any{}
+		m[key] = c
+	}
+	return c
+}

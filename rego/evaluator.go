@@ -1,0 +1,84 @@
+package rego
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+	oparego "github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+)
+
+// DecisionQuery is the query every evaluator and every OPA sidecar asks.
+const DecisionQuery = "data.hcp.authz.decision"
+
+// query asks for the decision and the GPARS error in one evaluation, so the
+// error reuses the decision's work; gpars is [] when no error is defined.
+const query = "decision := data.hcp.authz.decision; gpars := [e | e := data.hcp.authz.gpars_error]"
+
+// Evaluator decides calls against one bundle. Its query is prepared once;
+// Decide is safe for concurrent use.
+type Evaluator struct {
+	prepared oparego.PreparedEvalQuery
+}
+
+// Result is one decision: the document of SPEC §3.6 and the GPARS error
+// object, nil when none is defined.
+type Result struct {
+	Decision   map[string]any
+	GPARSError map[string]any
+}
+
+// Option adds to what an evaluator loads beside the bundle.
+type Option func(*[]func(*oparego.Rego))
+
+// WithModule loads one more Rego module, such as a runtime's hcp.ext rules.
+func WithModule(name, source string) Option {
+	return func(opts *[]func(*oparego.Rego)) {
+		*opts = append(*opts, oparego.Module(name, source))
+	}
+}
+
+// New prepares an evaluator for bundle b.
+func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, error) {
+	// The store hands out AST values, so a decision's lookups into the
+	// grant tables convert nothing (OPA's --optimize-store-for-read-speed).
+	store := inmem.NewFromObjectWithOpts(b.Data, inmem.OptReturnASTValuesOnRead(true))
+	opts := []func(*oparego.Rego){
+		oparego.Query(query),
+		oparego.Store(store),
+		oparego.SetRegoVersion(ast.RegoV1),
+	}
+	for _, m := range b.Modules {
+		opts = append(opts, oparego.ParsedModule(m.Parsed))
+	}
+	for _, o := range options {
+		o(&opts)
+	}
+	prepared, err := oparego.New(opts...).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prepare decision query: %w", err)
+	}
+	return &Evaluator{prepared: prepared}, nil
+}
+
+// Decide evaluates the decision for input, a decoded JSON value.
+func (e *Evaluator) Decide(ctx context.Context, input any) (*Result, error) {
+	rs, err := e.prepared.Eval(ctx, oparego.EvalInput(input))
+	if err != nil {
+		return nil, fmt.Errorf("evaluate decision: %w", err)
+	}
+	if len(rs) != 1 {
+		return nil, fmt.Errorf("evaluate decision: %d results, want 1 (the library must define decision for every input)", len(rs))
+	}
+	r := &Result{}
+	r.Decision, _ = rs[0].Bindings["decision"].(map[string]any)
+	if errs, _ := rs[0].Bindings["gpars"].([]any); len(errs) == 1 {
+		r.GPARSError, _ = errs[0].(map[string]any)
+	}
+	if r.Decision == nil {
+		return nil, fmt.Errorf("evaluate decision: not an object: %v", rs[0].Bindings["decision"])
+	}
+	return r, nil
+}
