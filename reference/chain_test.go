@@ -40,12 +40,12 @@ func TestChain(t *testing.T) {
 		want: `{ "allow": false, "code": "unknown_command", "error": "unknown command",
 		         "pack_id": "ledger", "stimulus": "balance", "reasons": [] }`,
 	}, {
-		name:  "pack unavailable, capability held",
+		name:  "pack unavailable, capability held: no grant named, the chain stopped first",
 		input: `{ ` + member + `, "pack_id": "ledger", "verb_key": "balance", "pack_reachable": false }`,
 		want: `{ "allow": false, "code": "pack_unavailable", "error": "pack unavailable",
 		         "pack_id": "ledger", "verb_key": "balance",
 		         "operation": "read", "land": "personal", "capability": "verb.exec.read", "confirm": false,
-		         "source": { "row": "packs/ledger/policy.json:5", "grant": "grants/member.json:3" },
+		         "source": { "row": "packs/ledger/policy.json:5" },
 		         "reasons": [] }`,
 	}, {
 		name:  "pack unavailable, capability not held",

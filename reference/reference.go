@@ -77,6 +77,9 @@ func (e *Evaluator) Decide(input any, ext Ext) map[string]any {
 	}
 	grant := e.grants.first(c, row.Capability())
 	code, reasons := judge(c, row, grant != nil, ext)
+	if code == packUnavailable {
+		grant = nil // the chain stopped before the capability step
+	}
 	doc := withRow(withCall(verdict(code, reasons), c), row, grant)
 	if code == confirmRequired {
 		doc["preview"] = preview(c, row)
@@ -142,8 +145,8 @@ func withCall(doc map[string]any, c *call) map[string]any {
 }
 
 // withRow adds the judged row's fields and the provenance of the row and,
-// when the capability is held, of the first grant that gives it (README
-// items 2 and 3).
+// when the chain passed the capability step, of the first grant that gives
+// it (README items 2 and 3).
 func withRow(doc map[string]any, row *compile.Row, grant *compile.Grant) map[string]any {
 	doc["operation"] = row.Operation
 	doc["land"] = row.Land
