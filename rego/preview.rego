@@ -42,7 +42,7 @@ _dropped := _absent | {j | some i in _absent; j := i - 1; startswith(_tokens[j],
 _cli := concat(" ", array.concat(
 	[text | some i, t in _tokens; not i in _dropped; text := object.get(_quoted, i, t)],
 	_confirm_flag,
-))
+)) if _tokens
 
 _confirm_flag := [] if {
 	some t in _tokens
