@@ -7,7 +7,26 @@ import (
 	"path/filepath"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
+
+	"github.com/hcp-rego/hcp-rego/compile"
 )
+
+// Build assembles the bundle of m (an empty revision means Digest(m)),
+// signs it when signing is not nil, and encodes it: the bytes that
+// `hcp-rego build` writes. The same inputs give the same bytes (see Sign
+// for the algorithms whose signatures are randomized).
+func Build(m *compile.Model, revision string, signing *Signing) ([]byte, error) {
+	b, err := Assemble(m, revision)
+	if err != nil {
+		return nil, err
+	}
+	if signing != nil {
+		if err := signing.Sign(b); err != nil {
+			return nil, err
+		}
+	}
+	return Encode(b)
+}
 
 // Encode serializes b as a gzipped tarball with OPA's bundle writer. The
 // writer is given the modules unformatted (they are formatted already) and

@@ -1,0 +1,267 @@
+package bundles_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
+)
+
+// keys is the folder of the test-only keys.
+const keys = "../testdata/keys/"
+
+// exampleModel loads the example packs and grant sets.
+func exampleModel(t *testing.T) *compile.Model {
+	t.Helper()
+	m, err := compile.Checked([]string{"../testdata/packs"}, []string{"../testdata/grants/acme.json", "../testdata/grants/defaults.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// build builds the example bundle, failing the test on error.
+func build(t *testing.T, revision string, signing *bundles.Signing) []byte {
+	t.Helper()
+	data, err := bundles.Build(exampleModel(t), revision, signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// entry is one member of a bundle tarball.
+type entry struct {
+	hdr  *tar.Header
+	body []byte
+}
+
+// untar lists the members of a .tar.gz and returns its gzip header.
+func untar(t *testing.T, data []byte) (gzip.Header, []entry) {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []entry
+	tr := tar.NewReader(zr)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, entry{hdr, body})
+	}
+	return zr.Header, entries
+}
+
+func TestBuildIsByteIdentical(t *testing.T) {
+	signings := map[string]*bundles.Signing{
+		"unsigned": nil,
+		"RS256":    {KeyFile: keys + "rsa.key", Algorithm: "RS256", KeyID: "hcp"},
+		"RS512":    {KeyFile: keys + "rsa.key", Algorithm: "RS512"},
+		"HS256":    {KeyFile: keys + "hmac.secret", Algorithm: "HS256", KeyID: "hcp"},
+	}
+	for name, signing := range signings {
+		t.Run(name, func(t *testing.T) {
+			first, second := build(t, "", signing), build(t, "", signing)
+			if !bytes.Equal(first, second) {
+				t.Fatalf("two builds differ: %d and %d bytes", len(first), len(second))
+			}
+		})
+	}
+}
+
+// TestRandomizedSignaturesDifferOnlyThere shows what Sign documents: a
+// PS256 or ES256 build differs from the next in .signatures.json alone.
+func TestRandomizedSignaturesDifferOnlyThere(t *testing.T) {
+	for _, s := range []*bundles.Signing{
+		{KeyFile: keys + "rsa.key", Algorithm: "PS256"},
+		{KeyFile: keys + "ec.key", Algorithm: "ES256"},
+	} {
+		t.Run(s.Algorithm, func(t *testing.T) {
+			_, first := untar(t, build(t, "", s))
+			_, second := untar(t, build(t, "", s))
+			if len(first) != len(second) {
+				t.Fatalf("%d and %d members", len(first), len(second))
+			}
+			for i := range first {
+				same := bytes.Equal(first[i].body, second[i].body)
+				if sig := first[i].hdr.Name == "/.signatures.json"; same == sig {
+					t.Errorf("%s: equal %v across builds", first[i].hdr.Name, same)
+				}
+			}
+		})
+	}
+}
+
+func TestBuildHasNoTimestampsAndSortedMembers(t *testing.T) {
+	zh, entries := untar(t, build(t, "r1", &bundles.Signing{KeyFile: keys + "rsa.key", KeyID: "hcp"}))
+	if !zh.ModTime.IsZero() && zh.ModTime.Unix() != 0 || zh.Name != "" || zh.Comment != "" {
+		t.Errorf("gzip header carries %v %q %q", zh.ModTime, zh.Name, zh.Comment)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.hdr.Name)
+		if e.hdr.ModTime.Unix() != 0 || e.hdr.Uid != 0 || e.hdr.Gid != 0 || e.hdr.Uname != "" || e.hdr.Gname != "" {
+			t.Errorf("%s: tar header carries %v %d:%d %q:%q", e.hdr.Name, e.hdr.ModTime, e.hdr.Uid, e.hdr.Gid, e.hdr.Uname, e.hdr.Gname)
+		}
+	}
+	want := []string{"/data.json"}
+	for _, mod := range hcprego.Library() {
+		want = append(want, "/"+mod.Path)
+	}
+	want = append(want, "/hcp/packs/ledger/pack.rego", "/hcp/packs/mail/pack.rego", "/hcp/packs/workspace/pack.rego",
+		"/.signatures.json", "/.manifest")
+	if !slices.Equal(names, want) {
+		t.Errorf("members\n got %q\nwant %q", names, want)
+	}
+}
+
+func TestBuildManifest(t *testing.T) {
+	b, err := bundles.Read(writeTemp(t, "b.tar.gz", build(t, "", nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := exampleModel(t)
+	if got, want := b.Manifest.Revision, bundles.Digest(m); got != want || len(got) != 16 {
+		t.Errorf("revision %q, want the digest %q", got, want)
+	}
+	if got := *b.Manifest.Roots; !slices.Equal(got, []string{"hcp/authz", "hcp/packs", "hcp/grants"}) {
+		t.Errorf("roots %q", got)
+	}
+	if b.Manifest.RegoVersion == nil || *b.Manifest.RegoVersion != 1 {
+		t.Errorf("rego_version %v, want 1", b.Manifest.RegoVersion)
+	}
+	hcp, _ := b.Manifest.Metadata["hcp"].(map[string]any)
+	if got := hcp["packs"]; !slices.Equal(toStrings(got), []string{"ledger", "mail", "workspace"}) {
+		t.Errorf("metadata.hcp.packs %v", got)
+	}
+	files, _ := hcp["files"].(map[string]any)
+	if got := files["../testdata/grants/acme.json"]; got != m.GrantDigests["../testdata/grants/acme.json"] || len(files) != 8 {
+		t.Errorf("metadata.hcp.files: %d files, acme.json %v", len(files), got)
+	}
+}
+
+func TestRevisionFlag(t *testing.T) {
+	b, err := bundles.Read(writeTemp(t, "b.tar.gz", build(t, "v2026.11", nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Manifest.Revision != "v2026.11" {
+		t.Errorf("revision %q", b.Manifest.Revision)
+	}
+}
+
+func TestSigningErrors(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.key")
+	os.WriteFile(empty, nil, 0o644)
+	pathSecret := filepath.Join(dir, "path.secret")
+	os.WriteFile(pathSecret, []byte(empty), 0o644)
+	tests := []struct {
+		name    string
+		signing bundles.Signing
+		want    string
+	}{
+		{"unknown algorithm", bundles.Signing{KeyFile: keys + "rsa.key", Algorithm: "RS257"}, `signing algorithm "RS257": want one of RS256, RS384, RS512, PS256, ES256, ES384, ES512, HS256`},
+		{"missing key file", bundles.Signing{KeyFile: keys + "nope.key"}, "signing key " + keys + "nope.key: no such file or directory"},
+		{"key folder", bundles.Signing{KeyFile: keys}, "signing key " + keys + ": not a regular file"},
+		{"empty key file", bundles.Signing{KeyFile: empty}, "signing key " + empty + ": empty"},
+		{"public key", bundles.Signing{KeyFile: keys + "rsa.pub"}, "signing key " + keys + "rsa.pub: a PEM public key, not a private key"},
+		{"not PEM", bundles.Signing{KeyFile: keys + "hmac.secret", Algorithm: "RS256"}, "signing key " + keys + "hmac.secret: not a PEM private key"},
+		{"RSA key for ES256", bundles.Signing{KeyFile: keys + "rsa.key", Algorithm: "ES256"}, "signing key " + keys + "rsa.key: an RSA key, which does not sign ES256"},
+		{"EC key for RS256", bundles.Signing{KeyFile: keys + "ec.key"}, "signing key " + keys + "ec.key: an ECDSA P-256 key, which does not sign RS256"},
+		{"P-256 key for ES384", bundles.Signing{KeyFile: keys + "ec.key", Algorithm: "ES384"}, "signing key " + keys + "ec.key: an ECDSA P-256 key, which does not sign ES384"},
+		{"PEM key for HS256", bundles.Signing{KeyFile: keys + "rsa.key", Algorithm: "HS256"}, "signing key " + keys + "rsa.key: a PEM private key, but HS256 takes a shared secret"},
+		{"secret naming a file", bundles.Signing{KeyFile: pathSecret, Algorithm: "HS256"}, "signing key " + pathSecret + ": the secret names a file; the file must hold the secret itself"},
+	}
+	m := exampleModel(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := bundles.Build(m, "", &tt.signing)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "hcp.tar.gz")
+	if err := bundles.WriteFileAtomic(out, []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := bundles.WriteFileAtomic(out, []byte("second")); err != nil {
+		t.Fatal(err)
+	}
+	// A rename onto a non-empty directory fails after the temporary file
+	// was written: the directory stays, and no temporary file is left.
+	blocked := filepath.Join(dir, "blocked")
+	os.MkdirAll(filepath.Join(blocked, "x"), 0o755)
+	if err := bundles.WriteFileAtomic(blocked, []byte("third")); err == nil || !strings.HasPrefix(err.Error(), "write "+blocked+": ") {
+		t.Errorf("error %v", err)
+	}
+	if err := bundles.WriteFileAtomic(filepath.Join(dir, "missing", "b.tar.gz"), []byte("x")); err == nil {
+		t.Error("no error for a missing folder")
+	}
+	assertTree(t, dir, []string{"blocked", "blocked/x", "hcp.tar.gz"})
+	if got, _ := os.ReadFile(out); string(got) != "second" {
+		t.Errorf("content %q", got)
+	}
+	if info, _ := os.Stat(out); info.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", info.Mode())
+	}
+}
+
+// assertTree fails unless the paths below dir are exactly want.
+func assertTree(t *testing.T, dir string, want []string) {
+	t.Helper()
+	var got []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if path != dir {
+			rel, _ := filepath.Rel(dir, path)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if !slices.Equal(got, want) {
+		t.Errorf("%s holds\n %q\nwant %q", dir, got, want)
+	}
+}
+
+// writeTemp writes data to a new file in a temporary folder.
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func toStrings(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, len(list))
+	for i, x := range list {
+		out[i], _ = x.(string)
+	}
+	return out
+}
