@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
@@ -212,11 +211,11 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err := bundles.WriteFileAtomic(out, []byte("second")); err != nil {
 		t.Fatal(err)
 	}
-	// A rename onto a non-empty directory fails after the temporary file
-	// was written: the directory stays, and no temporary file is left.
+	// A folder in the way, or a missing folder, fails the write: the
+	// folder stays, and no temporary file is left.
 	blocked := filepath.Join(dir, "blocked")
 	os.MkdirAll(filepath.Join(blocked, "x"), 0o755)
-	if err := bundles.WriteFileAtomic(blocked, []byte("third")); err == nil || !strings.HasPrefix(err.Error(), "write "+blocked+": ") {
+	if err := bundles.WriteFileAtomic(blocked, []byte("third")); err == nil || err.Error() != "write "+blocked+": is a directory" {
 		t.Errorf("error %v", err)
 	}
 	if err := bundles.WriteFileAtomic(filepath.Join(dir, "missing", "b.tar.gz"), []byte("x")); err == nil {

@@ -2,6 +2,7 @@ package bundles
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,9 +44,12 @@ func Encode(b *bundle.Bundle) ([]byte, error) {
 // folder and a rename: readers see the old file or the new one, and on any
 // error the old file is untouched and no temporary file is left.
 func WriteFileAtomic(path string, data []byte) (err error) {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("write %s: is a directory", path)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, pathless(err))
 	}
 	defer func() {
 		if err != nil {
@@ -63,7 +67,17 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, renameCause(err))
 	}
 	return nil
+}
+
+// renameCause drops the paths from a rename error, one of which is the
+// temporary file's random name.
+func renameCause(err error) error {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

@@ -43,6 +43,8 @@ and shows who gets what.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newLintCommand(s),
+		newCompileCommand(s),
+		newBuildCommand(s),
 		newEvalCommand(s),
 		newSchemaCommand(s),
 		newVersionCommand(s),
