@@ -1,0 +1,129 @@
+package matrix
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
+)
+
+// Decision codes that a synthetic call can expect (SPEC §3.2).
+const (
+	codeAllowed    = "allowed"
+	codeConfirm    = "confirm_required"
+	codeCapability = "capability_required"
+)
+
+// DispositionOf maps a decision document to the disposition a harness
+// shows: allowed (with allow: true) is allow, confirm_required is ask, and
+// anything else is deny. expected is false when the code is none of those
+// three, which a synthetic call should never get (see Anomaly).
+func DispositionOf(decision map[string]any) (d Disposition, code string, expected bool) {
+	code, _ = decision["code"].(string)
+	switch {
+	case code == codeAllowed && decision["allow"] == true:
+		return Allow, code, true
+	case code == codeConfirm && decision["allow"] == false:
+		return Ask, code, true
+	case code == codeCapability:
+		return Deny, code, true
+	}
+	return Deny, code, false
+}
+
+// callInput is the synthetic call of one cell: the principal of the
+// subject's column, the row's key, every land fact satisfied, and neither
+// confirm, apply nor an allow rule.
+func callInput(p map[string]any, id RowID, mode string) map[string]any {
+	field := "verb_key"
+	if id.Kind == KindStimulus {
+		field = "stimulus"
+	}
+	return map[string]any{
+		"principal":      p,
+		"pack_id":        id.PackID,
+		field:            id.Key,
+		"args":           map[string]any{},
+		"access":         map[string]any{"mode": mode, "allow": []any{}},
+		"owner":          p["id"],
+		"project_id":     landProject,
+		"workspace":      map[string]any{"root": landRoot, "paths": []any{landPath}},
+		"pack_reachable": true,
+	}
+}
+
+// cell is one decision to make: a row and a column.
+type cell struct {
+	row, col int
+}
+
+// fill decides every cell, on as many goroutines as GOMAXPROCS (the
+// evaluator is safe for concurrent use), and records the anomalies in row
+// and column order.
+func (mx *Matrix) fill(ctx context.Context, ev *hcprego.Evaluator, principals []map[string]any) error {
+	cells := make([]cell, 0, len(mx.Rows)*len(principals))
+	for r := range mx.Rows {
+		for c := range principals {
+			cells = append(cells, cell{r, c})
+		}
+	}
+	out := make([]map[string]any, len(cells))
+	err := parallel(ctx, len(cells), func(i int) error {
+		c := cells[i]
+		res, err := ev.Decide(ctx, callInput(principals[c.col], mx.Rows[c.row].RowID, mx.Mode))
+		if err != nil {
+			return err
+		}
+		out[i] = res.Decision
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, c := range cells {
+		row, subject := mx.Rows[c.row], mx.Subjects[c.col]
+		d, code, ok := DispositionOf(out[i])
+		row.Cells[subject] = d
+		if !ok {
+			mx.Anomalies = append(mx.Anomalies, Anomaly{Subject: subject, Row: row.RowID, Code: code})
+		}
+	}
+	return nil
+}
+
+// parallel runs do(0..n-1) on up to GOMAXPROCS goroutines and returns the
+// first error; after an error no new index starts.
+func parallel(ctx context.Context, n int, do func(i int) error) error {
+	var next atomic.Int64
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := do(i); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					next.Store(int64(n))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("compute matrix: %w", err)
+	}
+	return nil
+}
