@@ -3,6 +3,7 @@ module github.com/hcp-rego/hcp-rego
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/open-policy-agent/opa v1.22.3
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
