@@ -46,6 +46,7 @@ and shows who gets what.`,
 		newCompileCommand(s),
 		newBuildCommand(s),
 		newEvalCommand(s),
+		newTestCommand(s),
 		newSchemaCommand(s),
 		newVersionCommand(s),
 	)

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/big"
+	"regexp"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hcp-rego/hcp-rego/testrun"
+)
+
+type testOptions struct {
+	paths     []string
+	format    string
+	coverage  bool
+	threshold string
+}
+
+func newTestCommand(s streams) *cobra.Command {
+	var o testOptions
+	cmd := &cobra.Command{
+		Use:   "test [PATH...] [--format pretty|json|junit|github] [--coverage] [--threshold PCT]",
+		Short: "Run decision case files and Rego unit tests, with coverage of the model",
+		Long: `Test finds, under each PATH (default "."), packs, grant files, decision case
+files (*.cases.yaml, *.cases.yml, *.cases.json) and Rego unit tests
+(*_test.rego). It lints and compiles everything first: any problem is bad
+input (exit 2) and no test runs. Then it decides every case and runs every
+Rego test with OPA's tester. The run ends with "N passed, N failed": the last
+line of stdout for pretty and github, on stderr for json and junit, whose
+stdout is one document. Exit 0 when all pass, 1 when any fails or coverage is
+under --threshold, 2 on bad input or when there is no test to run.
+
+--coverage reports which policy rows and confirm gates the cases reached,
+with which outcomes, and which grants gave a capability. The percentage is
+reached units (rows, and gates that some case saw hold) over all units.
+--threshold PCT (0 to 100) implies --coverage and fails the run below it.`,
+		Example: `  hcp-rego test testdata/
+  hcp-rego test --format junit . > report.xml
+  hcp-rego test --coverage --threshold 80 packs/ tests/`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.paths = args
+			return runTest(cmd.Context(), s, o)
+		},
+	}
+	cmd.Flags().StringVar(&o.format, "format", "pretty", "output format: pretty, json, junit or github")
+	cmd.Flags().BoolVar(&o.coverage, "coverage", false, "report coverage of the model: rows, gates, outcomes, grants")
+	cmd.Flags().StringVar(&o.threshold, "threshold", "", "fail below this coverage percentage, 0 to 100 (implies --coverage)")
+	return cmd
+}
+
+// writers are the report formats; each writes the report to stdout.
+var writers = map[string]func(*testrun.Report, io.Writer) error{
+	"pretty": (*testrun.Report).WritePretty,
+	"json":   (*testrun.Report).WriteJSON,
+	"junit":  (*testrun.Report).WriteJUnit,
+	"github": (*testrun.Report).WriteGitHub,
+}
+
+func runTest(ctx context.Context, s streams, o testOptions) error {
+	write, ok := writers[o.format]
+	if !ok {
+		return badInput(fmt.Errorf("--format %q: want pretty, json, junit or github", o.format))
+	}
+	threshold, err := parseThreshold(o.threshold)
+	if err != nil {
+		return badInput(err)
+	}
+	report, err := testrun.Run(ctx, testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil})
+	if err != nil {
+		return badInput(err)
+	}
+	if err := write(report, s.out); err != nil {
+		return err
+	}
+	summary := s.out
+	if o.format == "json" || o.format == "junit" {
+		summary = s.err
+		if report.Coverage != nil && o.format == "junit" {
+			fmt.Fprintln(summary, report.Coverage.Summary())
+		}
+	}
+	fmt.Fprintln(summary, report.Totals())
+	failed := report.Count(testrun.Fail) > 0
+	if threshold != nil && report.Coverage.Below(threshold) {
+		fmt.Fprintf(s.err, "%s: below the threshold of %s%%\n", report.Coverage.Summary(), o.threshold)
+		failed = true
+	}
+	if failed {
+		return findings()
+	}
+	return nil
+}
+
+var percentage = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
+// parseThreshold reads --threshold, a percentage from 0 to 100; nil when
+// the flag is not given.
+func parseThreshold(text string) (*big.Rat, error) {
+	if text == "" {
+		return nil, nil
+	}
+	r, ok := new(big.Rat).SetString(text)
+	if !percentage.MatchString(text) || !ok || r.Cmp(big.NewRat(100, 1)) > 0 {
+		return nil, fmt.Errorf("--threshold %q: want a percentage from 0 to 100, such as 80 or 62.5", text)
+	}
+	return r, nil
+}

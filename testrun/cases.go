@@ -1,0 +1,150 @@
+package testrun
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hcp-rego/hcp-rego/schema"
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// CaseFile is one checked decision case file (SPEC §5.1).
+type CaseFile struct {
+	Path string
+	// Packs are the pack folders the file names, resolved against its
+	// folder and cleaned; nil means every pack the run found.
+	Packs []string
+	// Grants are the grant files the file names, in its order; nil means
+	// every grant file the run found, and an empty list means none.
+	Grants []string
+	Cases  []*Case
+}
+
+// Case is one decision case: an input and the subset of the decision
+// document it must get.
+type Case struct {
+	Name  string
+	File  string
+	Pos   source.Pos // where the case starts
+	Input any
+	Want  map[string]any
+	Ext   *Ext // nil when the case sets no runtime layer
+}
+
+// Ext is a case's runtime layer (SPEC §4.2): the reasons that
+// data.hcp.ext.deny and data.hcp.ext.confirm hold.
+type Ext struct {
+	Deny    []string
+	Confirm []string
+}
+
+// LoadCaseFile reads a case file (YAML, or JSON when its name ends in
+// .json), validates it against the cases schema, and checks that the packs
+// and grant files it names exist and that its case names are unique. It
+// returns every problem, positioned.
+func LoadCaseFile(path string) (*CaseFile, error) {
+	path = filepath.Clean(path)
+	root, err := readCaseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := schema.Get("cases").Validate(path, root); err != nil {
+		return nil, err
+	}
+	cf := &CaseFile{Path: path}
+	var errs source.Errors
+	if n := root.Field("packs"); n != nil {
+		cf.Packs = resolvePaths(path, n, "packs", isPackDir, &errs)
+	}
+	if n := root.Field("grants"); n != nil {
+		cf.Grants = resolvePaths(path, n, "grants", isFile, &errs)
+	}
+	cf.Cases = readCases(path, root.Field("cases"), &errs)
+	return cf, errs.Err()
+}
+
+func readCaseFile(path string) (*source.Node, error) {
+	if strings.HasSuffix(path, ".json") {
+		return source.ReadJSON(path)
+	}
+	return source.ReadYAML(path)
+}
+
+// resolvePaths resolves the paths a case file lists against its folder
+// and checks each with exists, which says what is wrong or "".
+func resolvePaths(file string, list *source.Node, field string, exists func(string) string, errs *source.Errors) []string {
+	out := []string{}
+	seen := map[string]*source.Node{}
+	for i, item := range list.Members() {
+		p := item.Text
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(file), filepath.FromSlash(p))
+		}
+		p = filepath.Clean(p)
+		if first, dup := seen[p]; dup {
+			errs.Add(file, item.Pos, "%s[%d]: %q names %s again (first at %d:%d)", field, i, item.Text, p, first.Pos.Line, first.Pos.Col)
+			continue
+		}
+		seen[p] = item
+		if problem := exists(p); problem != "" {
+			errs.Add(file, item.Pos, "%s[%d]: %q: %s", field, i, item.Text, problem)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// isPackDir says what keeps dir from being a pack folder, or "".
+func isPackDir(dir string) string {
+	if info, err := os.Stat(filepath.Join(dir, "policy.json")); err != nil || info.IsDir() {
+		return fmt.Sprintf("no pack at %s (no policy.json there)", filepath.ToSlash(dir))
+	}
+	return ""
+}
+
+// isFile says what keeps path from being a readable file, or "".
+func isFile(path string) string {
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("no such file %s", filepath.ToSlash(path))
+	case info.IsDir():
+		return fmt.Sprintf("%s is a folder, want a grant file", filepath.ToSlash(path))
+	}
+	return ""
+}
+
+// readCases turns the cases array into Cases; names must be unique in a
+// file, so that a failure names one case.
+func readCases(file string, list *source.Node, errs *source.Errors) []*Case {
+	var cases []*Case
+	seen := map[string]*source.Node{}
+	for i, n := range list.Members() {
+		name := n.Field("name")
+		if first, dup := seen[name.Text]; dup {
+			errs.Add(file, name.Pos, "cases[%d]: duplicate case name %q (first at %d:%d)", i, name.Text, first.Pos.Line, first.Pos.Col)
+			continue
+		}
+		seen[name.Text] = name
+		want, _ := n.Field("want").Value().(map[string]any)
+		cases = append(cases, &Case{
+			Name:  name.Text,
+			File:  file,
+			Pos:   n.Pos,
+			Input: n.Field("input").Value(),
+			Want:  want,
+			Ext:   readExt(n.Field("ext")),
+		})
+	}
+	return cases
+}
+
+func readExt(n *source.Node) *Ext {
+	if n == nil {
+		return nil
+	}
+	return &Ext{Deny: n.Field("deny").Strings(), Confirm: n.Field("confirm").Strings()}
+}

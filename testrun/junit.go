@@ -1,0 +1,127 @@
+package testrun
+
+import (
+	"encoding/xml"
+	"io"
+	"strings"
+)
+
+// JUnit is the JUnit XML document that CI systems read: one test suite a
+// file (case file or Rego test file), one test case a decision case or Rego
+// test. A failing test carries a failure whose text lists the fields that
+// differ; a Rego test that errored is a failure too, of type "error", so
+// that failures in the XML equal the failed total. Times are left out so
+// that the same run gives the same document.
+type JUnit struct {
+	XMLName  xml.Name      `xml:"testsuites"`
+	Name     string        `xml:"name,attr"`
+	Tests    int           `xml:"tests,attr"`
+	Failures int           `xml:"failures,attr"`
+	Errors   int           `xml:"errors,attr"`
+	Skipped  int           `xml:"skipped,attr"`
+	Suites   []*JUnitSuite `xml:"testsuite"`
+}
+
+// JUnitSuite is the tests of one file.
+type JUnitSuite struct {
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	File     string       `xml:"file,attr"`
+	Cases    []*JUnitCase `xml:"testcase"`
+}
+
+// JUnitCase is one test.
+type JUnitCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr"`
+	Line      int           `xml:"line,attr"`
+	Failure   *JUnitFailure `xml:"failure,omitempty"`
+	Skipped   *struct{}     `xml:"skipped,omitempty"`
+}
+
+// JUnitFailure explains a failing test: Message is its first line, Text
+// every line.
+type JUnitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",cdata"`
+}
+
+// JUnit builds the report's JUnit document.
+func (r *Report) JUnit() *JUnit {
+	doc := &JUnit{Name: "hcp-rego test"}
+	bySuite := map[string]*JUnitSuite{}
+	for _, res := range r.Results {
+		s := bySuite[res.File]
+		if s == nil {
+			s = &JUnitSuite{Name: res.File, File: res.File}
+			bySuite[res.File] = s
+			doc.Suites = append(doc.Suites, s)
+		}
+		s.Cases = append(s.Cases, junitCase(res))
+		s.Tests++
+		doc.Tests++
+		switch res.Status {
+		case Fail:
+			s.Failures++
+			doc.Failures++
+		case Skip:
+			s.Skipped++
+			doc.Skipped++
+		}
+	}
+	return doc
+}
+
+func junitCase(res *Result) *JUnitCase {
+	c := &JUnitCase{Name: res.Name, ClassName: res.File, File: res.File, Line: res.Pos.Line}
+	if res.Kind == KindRego {
+		c.ClassName = res.Name[:max(0, strings.LastIndexByte(res.Name, '.'))]
+	}
+	switch res.Status {
+	case Skip:
+		c.Skipped = &struct{}{}
+	case Fail:
+		details := res.Details()
+		kind := "mismatch"
+		if len(res.Diffs) == 0 {
+			kind = "failure"
+		}
+		if strings.HasPrefix(res.Message, "error: ") {
+			kind = "error"
+		}
+		c.Failure = &JUnitFailure{
+			Message: res.Location() + ": " + firstLine(details[0]),
+			Type:    kind,
+			Text:    res.Location() + ": " + res.Name + "\n" + strings.Join(details, "\n"),
+		}
+	}
+	return c
+}
+
+// WriteJUnit writes the report as JUnit XML.
+func (r *Report) WriteJUnit(w io.Writer) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(r.JUnit()); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// ParseJUnit reads a JUnit document back, as a CI system would.
+func ParseJUnit(data []byte) (*JUnit, error) {
+	var doc JUnit
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	return &doc, nil
+}

@@ -1,0 +1,89 @@
+package testrun
+
+import (
+	"context"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/bundle"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
+)
+
+// evaluators builds the bundle of each distinct set of packs and grant
+// files that case files name, and one evaluator for each runtime layer
+// that cases set on it, each once.
+type evaluators struct {
+	bundles map[string]*bundle.Bundle
+	evals   map[string]*hcprego.Evaluator
+}
+
+func newEvaluators() *evaluators {
+	return &evaluators{bundles: map[string]*bundle.Bundle{}, evals: map[string]*hcprego.Evaluator{}}
+}
+
+// bundle returns the bundle compiled from packs and grants (in order:
+// grant order decides provenance). The run has already linted every file
+// together, so this model is not linted again: a grant on a pack outside
+// this set is inert here, not a finding.
+func (e *evaluators) bundle(packs, grants []string) (*bundle.Bundle, error) {
+	key := strings.Join(packs, "\x00") + "\x01" + strings.Join(grants, "\x00")
+	if b, ok := e.bundles[key]; ok {
+		return b, nil
+	}
+	m, err := compile.Load(packs, grants)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bundles.Assemble(m, "")
+	if err != nil {
+		return nil, err
+	}
+	e.bundles[key] = b
+	return b, nil
+}
+
+// evaluator returns the evaluator for packs and grants under the runtime
+// layer ext (nil: none loaded).
+func (e *evaluators) evaluator(ctx context.Context, packs, grants []string, ext *Ext) (*hcprego.Evaluator, error) {
+	b, err := e.bundle(packs, grants)
+	if err != nil {
+		return nil, err
+	}
+	module := extModule(ext)
+	key := strings.Join(packs, "\x00") + "\x01" + strings.Join(grants, "\x00") + "\x01" + module
+	if ev, ok := e.evals[key]; ok {
+		return ev, nil
+	}
+	var opts []hcprego.Option
+	if ext != nil {
+		opts = append(opts, hcprego.WithModule("hcp_ext_case.rego", module))
+	}
+	ev, err := hcprego.New(ctx, b, opts...)
+	if err != nil {
+		return nil, err
+	}
+	e.evals[key] = ev
+	return ev, nil
+}
+
+// extModule writes a case's runtime layer as the hcp.ext module a runtime
+// would load; "" for none.
+func extModule(ext *Ext) string {
+	if ext == nil {
+		return ""
+	}
+	return "package hcp.ext\n\ndeny := " + regoSet(ext.Deny) + "\n\nconfirm := " + regoSet(ext.Confirm) + "\n"
+}
+
+func regoSet(reasons []string) string {
+	if len(reasons) == 0 {
+		return "set()"
+	}
+	quoted := make([]string, len(reasons))
+	for i, r := range reasons {
+		quoted[i] = compact(r)
+	}
+	return "{" + strings.Join(quoted, ", ") + "}"
+}

@@ -1,0 +1,98 @@
+package testrun
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// Kind says what a test is.
+type Kind string
+
+// The two kinds of tests.
+const (
+	KindCase Kind = "case" // a decision case from a case file
+	KindRego Kind = "rego" // a Rego unit test run by OPA's tester
+)
+
+// Status is a test's outcome.
+type Status string
+
+// The outcomes. A skipped test (a Rego test named todo_...) counts in
+// neither total.
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	Skip Status = "skip"
+)
+
+// Result is the outcome of one test.
+type Result struct {
+	Kind   Kind
+	Name   string // the case's name, or the Rego test's package and rule
+	File   string
+	Pos    source.Pos
+	Status Status
+	// Diffs are the fields where a failing case's decision differs from
+	// its want.
+	Diffs []Mismatch
+	// Message says why a test failed when Diffs cannot: a Rego test's
+	// failing expression or error, an evaluation error.
+	Message string
+	// Decision is the document a case got; nil for a Rego test.
+	Decision map[string]any
+}
+
+// Location renders where the test is, "file:line".
+func (r *Result) Location() string { return fmt.Sprintf("%s:%d", r.File, r.Pos.Line) }
+
+// Details are the lines that explain a failure: the fields that differ,
+// then the message.
+func (r *Result) Details() []string {
+	var lines []string
+	for _, m := range r.Diffs {
+		lines = append(lines, m.String())
+	}
+	if r.Message != "" {
+		lines = append(lines, r.Message)
+	}
+	return lines
+}
+
+// Report is everything one run found: each test's result, sorted by file
+// and position, and the model's coverage when it was asked for.
+type Report struct {
+	Results  []*Result
+	Coverage *Coverage
+}
+
+// Count returns how many tests had the status.
+func (r *Report) Count(s Status) int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Totals is the line a run ends with: "N passed, N failed".
+func (r *Report) Totals() string {
+	return fmt.Sprintf("%d passed, %d failed", r.Count(Pass), r.Count(Fail))
+}
+
+// sortResults orders results by file, line, column and name, so that
+// output is stable whatever order OPA's tester finishes in.
+func sortResults(results []*Result) {
+	slices.SortStableFunc(results, func(a, b *Result) int {
+		return cmp.Or(
+			cmp.Compare(a.File, b.File),
+			cmp.Compare(a.Pos.Line, b.Pos.Line),
+			cmp.Compare(a.Pos.Col, b.Pos.Col),
+			cmp.Compare(a.Name, b.Name),
+		)
+	})
+}

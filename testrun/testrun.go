@@ -1,0 +1,186 @@
+// Package testrun runs hcp-rego's policy tests (SPEC §5.1): the decision
+// cases of case files, evaluated by the embedded evaluator against the
+// packs and grants each file names, and Rego unit tests, run by OPA's
+// tester against the modules and data compiled from every pack and grant
+// file found. It measures coverage of the model itself: which rows and
+// confirm gates the cases reached, with which outcomes, and which grants
+// gave a capability.
+//
+// It lives beside rego/ rather than in it because it compiles bundles
+// (package bundles), which imports rego.
+package testrun
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+
+	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// Options say what one run tests.
+type Options struct {
+	Paths    []string // folders or files to search; none means "."
+	Coverage bool     // measure coverage of the model
+}
+
+// Run finds the tests under the paths, checks every input (packs, grant
+// files, case files and Rego tests; any problem or lint finding is
+// returned as positioned errors, and nothing runs), then runs every test.
+// Finding no test to run is an error too: a CI job that tests nothing must
+// not pass.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	paths := o.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	found, err := compile.Discover(paths)
+	if err != nil {
+		return nil, err
+	}
+	cleanAll(found)
+	r, err := prepare(found)
+	if err != nil {
+		return nil, err
+	}
+	results, err := r.runCases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	regoResults, err := runRegoTests(ctx, r.defaultBundle, r.regoTests)
+	if err != nil {
+		return nil, err
+	}
+	results = append(results, regoResults...)
+	sortResults(results)
+	report := &Report{Results: results}
+	if report.Count(Pass)+report.Count(Fail) == 0 {
+		return nil, noTests(paths)
+	}
+	if o.Coverage {
+		report.Coverage = measure(r.model, results)
+	}
+	return report, nil
+}
+
+func cleanAll(f *compile.Found) {
+	for _, list := range [][]string{f.Packs, f.GrantFiles, f.CaseFiles, f.RegoTests} {
+		for i, p := range list {
+			list[i] = filepath.Clean(p)
+		}
+	}
+}
+
+func noTests(paths []string) error {
+	return &source.Error{
+		File: strings.Join(paths, " "),
+		Msg:  "no tests to run: no case in a *.cases.yaml, *.cases.yml or *.cases.json file, and no test_ rule in a *_test.rego file",
+	}
+}
+
+// run is one run's checked inputs.
+type run struct {
+	found     *compile.Found
+	caseFiles []*CaseFile
+	model     *compile.Model // every pack and grant file found or named
+	regoTests map[string]*ast.Module
+	evals     *evaluators
+
+	// defaultBundle is compiled from every pack and grant file found: the
+	// Rego tests run against it.
+	defaultBundle *bundle.Bundle
+}
+
+// prepare loads and checks every input of the run, reporting every problem
+// in every file at once.
+func prepare(found *compile.Found) (*run, error) {
+	r := &run{found: found, evals: newEvaluators()}
+	var errs source.Errors
+	for _, path := range found.CaseFiles {
+		cf, err := LoadCaseFile(path)
+		errs.Merge(path, err)
+		if err == nil {
+			r.caseFiles = append(r.caseFiles, cf)
+		}
+	}
+	tests, err := parseRegoTests(found.RegoTests)
+	errs.Merge("", err)
+	r.regoTests = tests
+	packs, grants := r.allInputs()
+	r.model, err = compile.Load(packs, grants)
+	errs.Merge("", err)
+	if err == nil {
+		errs.Merge("", compile.Lint(r.model))
+	}
+	if len(errs) > 0 {
+		return nil, errs.Err()
+	}
+	b, err := r.evals.bundle(found.Packs, found.GrantFiles)
+	if err != nil {
+		return nil, err
+	}
+	r.defaultBundle = b
+	return r, nil
+}
+
+// allInputs lists every pack and grant file that the run found or that a
+// case file names, each once, found ones first.
+func (r *run) allInputs() (packs, grants []string) {
+	packs, grants = slices.Clone(r.found.Packs), slices.Clone(r.found.GrantFiles)
+	for _, cf := range r.caseFiles {
+		for _, p := range cf.Packs {
+			if !slices.Contains(packs, p) {
+				packs = append(packs, p)
+			}
+		}
+		for _, g := range cf.Grants {
+			if !slices.Contains(grants, g) {
+				grants = append(grants, g)
+			}
+		}
+	}
+	return packs, grants
+}
+
+// inputsOf is the packs and grant files a case file's cases run against.
+func (r *run) inputsOf(cf *CaseFile) (packs, grants []string) {
+	packs, grants = cf.Packs, cf.Grants
+	if packs == nil {
+		packs = r.found.Packs
+	}
+	if grants == nil {
+		grants = r.found.GrantFiles
+	}
+	return packs, grants
+}
+
+// runCases decides every case and compares the decision with its want.
+func (r *run) runCases(ctx context.Context) ([]*Result, error) {
+	var results []*Result
+	for _, cf := range r.caseFiles {
+		packs, grants := r.inputsOf(cf)
+		for _, c := range cf.Cases {
+			ev, err := r.evals.evaluator(ctx, packs, grants, c.Ext)
+			if err != nil {
+				return nil, err
+			}
+			res := &Result{Kind: KindCase, Name: c.Name, File: c.File, Pos: c.Pos, Status: Pass}
+			decided, err := ev.Decide(ctx, c.Input)
+			if err != nil {
+				res.Status, res.Message = Fail, err.Error()
+			} else {
+				res.Decision = decided.Decision
+				if res.Diffs = Diff(c.Want, decided.Decision); len(res.Diffs) > 0 {
+					res.Status = Fail
+				}
+			}
+			results = append(results, res)
+		}
+	}
+	return results, nil
+}
