@@ -47,6 +47,8 @@ and shows who gets what.`,
 		newBuildCommand(s),
 		newEvalCommand(s),
 		newTestCommand(s),
+		newMatrixCommand(s),
+		newExportCommand(s),
 		newSchemaCommand(s),
 		newVersionCommand(s),
 	)

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/export"
+	"github.com/hcp-rego/hcp-rego/matrix"
+)
+
+type exportOptions struct {
+	packs     []string
+	grants    []string
+	harness   string
+	subject   string
+	server    string
+	output    string
+	tenant    string
+	tenantSet bool
+}
+
+func newExportCommand(s streams) *cobra.Command {
+	var o exportOptions
+	cmd := &cobra.Command{
+		Use:   "export --harness claude-code|codex|opencode|gemini|cursor --subject S [--server NAME] [-o FILE] PACK_DIR... --grants FILE...",
+		Short: "Write one harness's permission file for one subject",
+		Long: `Export writes one harness's permission file for one subject, from that
+subject's column of the matrix in mode ask, following seed 004 cell by
+cell. Every command is an MCP tool of server --server (default "hcp") named
+by its verb key; triggers are not tools.
+
+  claude-code  settings.json permissions.allow/ask/deny of mcp__<server>__<tool>
+  codex        config.toml [mcp_servers.<server>] enabled_tools, disabled_tools,
+               tools."<tool>".approval_mode auto|prompt
+  opencode     permissions (v2) rules: action <server>_<tool>, resource *, effect
+  gemini       policy [[rule]]s: mcpName, toolName, decision allow|ask_user|deny, priority 100
+  cursor       permissions.json mcpAllowlist of <server>:<tool>
+
+What a harness cannot express (allow of a write tool in codex, deny in
+cursor) is left unwritten and named in a note on stderr; what it expresses
+only in part (gemini's ask_user, a deny in a non-interactive run; cursor's
+ask, an omission that asks only in the Allowlist run mode) is written and
+noted. Ask is never written as allow. The file goes to stdout, or with -o
+to FILE through a temporary file and a rename: on any error nothing is
+written.`,
+		Example: `  hcp-rego export --harness claude-code --subject role:member testdata/seed004 --grants testdata/seed004/grants.json
+  hcp-rego export --harness codex --subject role:dev --tenant acme --server hub -o codex.toml \
+    testdata/packs --grants testdata/grants/acme.json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.packs = args
+			o.tenantSet = cmd.Flags().Changed("tenant")
+			return runExport(cmd.Context(), s, o)
+		},
+	}
+	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
+	cmd.Flags().StringVar(&o.harness, "harness", "", "claude-code, codex, opencode, gemini or cursor (required)")
+	cmd.Flags().StringVar(&o.subject, "subject", "", "the subject: principal:ID, role:NAME or default (required)")
+	cmd.Flags().StringVar(&o.server, "server", export.DefaultServer, "the MCP server name")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the file to write (default stdout)")
+	cmd.Flags().StringVar(&o.tenant, "tenant", "", "the principal's tenant (default none)")
+	_ = cmd.MarkFlagRequired("harness")
+	_ = cmd.MarkFlagRequired("subject")
+	return cmd
+}
+
+func runExport(ctx context.Context, s streams, o exportOptions) error {
+	h, err := export.ParseHarness(o.harness)
+	if err != nil {
+		return badInput(fmt.Errorf("--harness: %w", err))
+	}
+	if err := export.CheckServer(o.server); err != nil {
+		return badInput(fmt.Errorf("--server: %w", err))
+	}
+	if o.tenantSet && o.tenant == "" {
+		return badInput(errors.New("--tenant: empty; leave it out for a principal with no tenant"))
+	}
+	m, err := compile.Checked(o.packs, o.grants)
+	if err != nil {
+		return badInput(err)
+	}
+	if _, err := pickSubjects(m, []string{o.subject}); err != nil {
+		return badInput(err)
+	}
+	mx, err := matrix.Compute(ctx, m, matrix.Options{Mode: matrix.ModeAsk, Tenant: o.tenant, Subjects: []string{o.subject}})
+	if err != nil {
+		return badInput(err)
+	}
+	f, err := export.Export(mx, o.subject, h, o.server)
+	if err != nil {
+		return badInput(err)
+	}
+	if o.output == "" {
+		_, err = s.out.Write(f.Data)
+	} else {
+		err = bundles.WriteFileAtomic(o.output, f.Data)
+	}
+	if err != nil {
+		return badInput(err)
+	}
+	writeTenantNotes(s.err, m, o.tenant)
+	writeAnomalies(s.err, mx)
+	for _, n := range f.Notes {
+		fmt.Fprintln(s.err, n)
+	}
+	return nil
+}

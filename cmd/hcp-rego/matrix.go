@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/matrix"
+)
+
+type matrixOptions struct {
+	packs     []string
+	grants    []string
+	subjects  []string
+	mode      string
+	tenant    string
+	tenantSet bool
+	format    string
+	formatSet bool
+	diff      bool
+}
+
+func newMatrixCommand(s streams) *cobra.Command {
+	var o matrixOptions
+	cmd := &cobra.Command{
+		Use:   "matrix PACK_DIR... --grants FILE... [--mode ask|run] [--tenant T] [--subject S]... [--format table|markdown|json]\n  hcp-rego matrix --diff OLD_DIR NEW_DIR",
+		Short: "Show who gets what: allow, ask or deny for every subject and command",
+		Long: `Matrix prints, for every subject that the grant files name (then
+"default") and every command and trigger of the packs, the disposition a
+harness would show: allow, ask (confirm_required) or deny. Each cell is a
+decision of the decision library for a principal that holds just that
+subject, with every land fact satisfied and no confirm, apply or allow rule
+(SPEC §5.3). --mode sets access.mode (default ask; in mode run a
+confirm: true gate passes, "always" still asks); --tenant sets the
+principal's tenant (without it, grants scoped to a tenant count for no cell
+and a note says so); --subject (repeatable) picks columns.
+
+--format table (default) is aligned for a terminal, coloured when stdout is
+one (NO_COLOR turns colour off); markdown is a table for a pull request
+comment; json is SPEC §5.3's document.
+
+--diff OLD_DIR NEW_DIR finds the packs and grant files under each folder,
+computes both matrices over the subjects of both, and prints only the cells
+that changed as Markdown, with the rows and subjects that appeared or went
+away. It exits 0 whether or not anything changed.`,
+		Example: `  hcp-rego matrix testdata/packs --grants testdata/grants/acme.json --grants testdata/grants/defaults.json
+  hcp-rego matrix packs --grants grants.json --tenant acme --subject role:member --format markdown
+  git worktree add /tmp/base origin/main && hcp-rego matrix --diff /tmp/base .`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.packs = args
+			o.tenantSet = cmd.Flags().Changed("tenant")
+			o.formatSet = cmd.Flags().Changed("format")
+			if o.diff {
+				return runMatrixDiff(cmd.Context(), s, o)
+			}
+			return runMatrix(cmd.Context(), s, o)
+		},
+	}
+	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
+	cmd.Flags().StringVar(&o.mode, "mode", matrix.ModeAsk, "access.mode of every call: ask or run")
+	cmd.Flags().StringVar(&o.tenant, "tenant", "", "the principals' tenant (default none)")
+	cmd.Flags().StringArrayVar(&o.subjects, "subject", nil, "a subject to show: principal:ID, role:NAME or default (repeatable; default all)")
+	cmd.Flags().StringVar(&o.format, "format", "table", "output format: table, markdown or json")
+	cmd.Flags().BoolVar(&o.diff, "diff", false, "compare two folders, OLD_DIR NEW_DIR, and print the changed cells as Markdown")
+	return cmd
+}
+
+// checkCommon checks the flags that the matrix and its diff share.
+func (o matrixOptions) checkCommon() error {
+	if o.mode != matrix.ModeAsk && o.mode != matrix.ModeRun {
+		return fmt.Errorf("--mode %q: want ask or run", o.mode)
+	}
+	if o.tenantSet && o.tenant == "" {
+		return errors.New("--tenant: empty; leave it out for a principal with no tenant")
+	}
+	return nil
+}
+
+func runMatrix(ctx context.Context, s streams, o matrixOptions) error {
+	if err := o.checkCommon(); err != nil {
+		return badInput(err)
+	}
+	if !slices.Contains([]string{"table", "markdown", "json"}, o.format) {
+		return badInput(fmt.Errorf("--format %q: want table, markdown or json", o.format))
+	}
+	m, err := compile.Checked(o.packs, o.grants)
+	if err != nil {
+		return badInput(err)
+	}
+	subjects, err := pickSubjects(m, o.subjects)
+	if err != nil {
+		return badInput(err)
+	}
+	mx, err := matrix.Compute(ctx, m, matrix.Options{Mode: o.mode, Tenant: o.tenant, Subjects: subjects})
+	if err != nil {
+		return badInput(err)
+	}
+	var out bytes.Buffer
+	switch o.format {
+	case "json":
+		err = matrix.WriteJSON(&out, mx)
+	case "markdown":
+		err = matrix.WriteMarkdown(&out, mx)
+	default:
+		err = matrix.WriteTable(&out, mx, colourful(s.out))
+	}
+	if err != nil {
+		return err
+	}
+	writeTenantNotes(s.err, m, o.tenant)
+	writeAnomalies(s.err, mx)
+	_, err = s.out.Write(out.Bytes())
+	return err
+}
+
+// pickSubjects checks --subject against the subjects the grants name (and
+// default); none given means all of them.
+func pickSubjects(m *compile.Model, picked []string) ([]string, error) {
+	if len(picked) == 0 {
+		return nil, nil
+	}
+	known := matrix.Subjects(m)
+	for _, s := range picked {
+		if !slices.Contains(known, s) {
+			return nil, fmt.Errorf("--subject %q: no grant names it; the subjects are %s", s, strings.Join(known, ", "))
+		}
+	}
+	return picked, nil
+}
+
+// colourful reports whether w is a terminal that colour is wanted on: a
+// character device, with NO_COLOR unset or empty and TERM not "dumb".
+func colourful(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// writeTenantNotes tells the user which grants count for no cell because
+// they hold only for another tenant.
+func writeTenantNotes(w io.Writer, m *compile.Model, tenant string) {
+	byTenant := matrix.TenantOnly(m, tenant)
+	for _, t := range slices.Sorted(maps.Keys(byTenant)) {
+		var where []string
+		for _, g := range byTenant[t] {
+			where = append(where, g.Source())
+		}
+		verb := "grants hold"
+		if len(where) == 1 {
+			verb = "grant holds"
+		}
+		fmt.Fprintf(w, "note: %d %s only for tenant %q and count in no cell (--tenant %s counts them): %s\n",
+			len(where), verb, t, matrix.Printable(t), strings.Join(where, ", "))
+	}
+}
+
+// writeAnomalies names every cell whose decision the matrix did not expect
+// and showed as deny.
+func writeAnomalies(w io.Writer, mx *matrix.Matrix) {
+	for _, a := range mx.Anomalies {
+		fmt.Fprintf(w, "note: %s on %s: decision %q, shown as deny (the matrix expects allowed, confirm_required or capability_required)\n",
+			a.Subject, matrix.Printable(a.Row.String()), a.Code)
+	}
+}
+
+func runMatrixDiff(ctx context.Context, s streams, o matrixOptions) error {
+	switch {
+	case len(o.packs) != 2:
+		return badInput(errors.New("--diff takes two folders: OLD_DIR NEW_DIR"))
+	case len(o.grants) > 0:
+		return badInput(errors.New("--diff finds the grant files under OLD_DIR and NEW_DIR; leave out --grants"))
+	case len(o.subjects) > 0:
+		return badInput(errors.New("--diff shows every subject of both versions; leave out --subject"))
+	case o.formatSet && o.format != "markdown":
+		return badInput(fmt.Errorf("--format %q: --diff prints markdown only", o.format))
+	}
+	if err := o.checkCommon(); err != nil {
+		return badInput(err)
+	}
+	before, errBefore := loadTree(o.packs[0])
+	after, errAfter := loadTree(o.packs[1])
+	if err := errors.Join(errBefore, errAfter); err != nil {
+		return badInput(err)
+	}
+	d, err := matrix.Compare(ctx, before, after, matrix.Options{Mode: o.mode, Tenant: o.tenant})
+	if err != nil {
+		return badInput(err)
+	}
+	var out bytes.Buffer
+	if err := d.WriteMarkdown(&out); err != nil {
+		return err
+	}
+	writeAnomalies(s.err, d.Old)
+	writeAnomalies(s.err, d.New)
+	_, err = s.out.Write(out.Bytes())
+	return err
+}
+
+// loadTree finds the packs and grant files under dir (as hcp-rego test
+// does), loads and lints them. A folder with no pack is a version with no
+// commands: every row of the other version is added or removed.
+func loadTree(dir string) (*compile.Model, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: no such folder", dir)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s: is a file, want a folder of packs and grant files", dir)
+	}
+	found, err := compile.Discover([]string{dir})
+	if err != nil {
+		return nil, err
+	}
+	m, err := compile.Load(found.Packs, found.GrantFiles)
+	if err != nil {
+		return nil, err
+	}
+	if err := compile.Lint(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
