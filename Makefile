@@ -19,6 +19,8 @@ test: lint ## everything CI runs: vet, unit, testscript, integration, dogfood
 demo: build ## run the main job on the example packs
 	@echo '$$ hcp-rego lint $(PACKS) $(GRANTS)'
 	@$(BIN) lint $(PACKS) $(GRANTS)
+	@echo '$$ hcp-rego matrix $(PACKS) $(GRANTS)'
+	@$(BIN) matrix $(PACKS) $(GRANTS)
 
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
