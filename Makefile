@@ -19,6 +19,9 @@ test: lint ## everything CI runs: vet, unit, testscript, integration, dogfood
 demo: build ## run the main job on the example packs
 	@echo '$$ hcp-rego lint $(PACKS) $(GRANTS)'
 	@$(BIN) lint $(PACKS) $(GRANTS)
+	@mkdir -p dist
+	@echo '$$ hcp-rego build $(PACKS) $(GRANTS) -o dist/hcp.tar.gz'
+	@$(BIN) build $(PACKS) $(GRANTS) -o dist/hcp.tar.gz
 	@echo '$$ hcp-rego matrix $(PACKS) $(GRANTS)'
 	@$(BIN) matrix $(PACKS) $(GRANTS)
 
