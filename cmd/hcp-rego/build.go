@@ -17,6 +17,9 @@ type buildOptions struct {
 	output   string
 	revision string
 	signing  bundles.Signing
+	// signed is whether --signing-key was given, even as "" (an unset
+	// shell variable): such a build fails rather than go unsigned.
+	signed bool
 }
 
 func newBuildCommand(s streams) *cobra.Command {
@@ -46,6 +49,7 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
   opa run --server --bundle hcp.tar.gz --bundle ext/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
+			o.signed = cmd.Flags().Changed("signing-key")
 			return runBuild(s, o)
 		},
 	}
@@ -60,7 +64,10 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 }
 
 func runBuild(s streams, o buildOptions) error {
-	signing, err := signingOf(o.signing)
+	if o.output == "" {
+		return badInput(errors.New("-o: empty path"))
+	}
+	signing, err := signingOf(o.signing, o.signed)
 	if err != nil {
 		return badInput(err)
 	}
@@ -84,11 +91,15 @@ func runBuild(s streams, o buildOptions) error {
 }
 
 // signingOf returns the signing the flags ask for, nil for none, and
-// refuses --signing-alg or --signing-key-id without --signing-key: a
-// bundle meant to be signed is never written unsigned.
-func signingOf(s bundles.Signing) (*bundles.Signing, error) {
+// refuses an empty --signing-key, and --signing-alg or --signing-key-id
+// without --signing-key: a bundle meant to be signed is never written
+// unsigned.
+func signingOf(s bundles.Signing, keyGiven bool) (*bundles.Signing, error) {
 	if s.KeyFile != "" {
 		return &s, nil
+	}
+	if keyGiven {
+		return nil, errors.New("--signing-key: empty path")
 	}
 	if s.Algorithm != "" || s.KeyID != "" {
 		return nil, errors.New("--signing-alg and --signing-key-id need --signing-key")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -46,6 +47,9 @@ replaced only when it is empty or an earlier output of compile.`,
 }
 
 func runCompile(s streams, o compileOptions) error {
+	if o.output == "" {
+		return badInput(errors.New("-o: empty path"))
+	}
 	m, err := compile.Checked(o.packs, o.grants)
 	if err != nil {
 		return badInput(err)
