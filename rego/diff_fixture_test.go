@@ -12,8 +12,8 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
-	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/reference"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 // A generated pack set for the differential tests: pack "alpha" has a
