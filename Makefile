@@ -15,6 +15,7 @@ build: ## build bin/hcp-rego
 
 test: lint ## everything CI runs: vet, unit, testscript, integration, dogfood
 	$(GO) test -count=1 ./...
+	$(GO) run ./cmd/hcp-rego test --coverage testdata/
 
 demo: build ## run the main job on the example packs
 	@echo '$$ hcp-rego lint $(PACKS) $(GRANTS)'

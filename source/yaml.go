@@ -115,6 +115,23 @@ func (y *yamlReader) document(data []byte) (*yaml.Node, error) {
 
 var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// parserProblems are the messages of the library's parser (not its
+// scanner). For these it reports the line where the broken collection or
+// node starts counted from 0, not 1.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
 // syntaxError positions a YAML syntax error. The library reports a line but
 // no column, so the column is that of the line's first non-blank character.
 func (y *yamlReader) syntaxError(data []byte, err error) error {
@@ -123,6 +140,9 @@ func (y *yamlReader) syntaxError(data []byte, err error) error {
 		return Errors{{File: y.file, Pos: Pos{Line: 1, Col: 1}, Msg: "invalid YAML: " + trimYAMLPrefix(err.Error())}}
 	}
 	line, _ := strconv.Atoi(m[1])
+	if parserProblems[m[2]] {
+		line++
+	}
 	return Errors{{File: y.file, Pos: firstNonBlank(data, line), Msg: "invalid YAML: " + m[2]}}
 }
 

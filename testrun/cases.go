@@ -50,19 +50,33 @@ func LoadCaseFile(path string) (*CaseFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := schema.Get("cases").Validate(path, root); err != nil {
-		return nil, err
-	}
 	cf := &CaseFile{Path: path}
 	var errs source.Errors
-	if n := root.Field("packs"); n != nil {
+	errs.Merge(path, schema.Get("cases").Validate(path, root))
+	if n := root.Field("packs"); isStrings(n) {
 		cf.Packs = resolvePaths(path, n, "packs", isPackDir, &errs)
 	}
-	if n := root.Field("grants"); n != nil {
+	if n := root.Field("grants"); isStrings(n) {
 		cf.Grants = resolvePaths(path, n, "grants", isFile, &errs)
 	}
-	cf.Cases = readCases(path, root.Field("cases"), &errs)
+	if len(errs) == 0 {
+		cf.Cases = readCases(path, root.Field("cases"), &errs)
+	}
 	return cf, errs.Err()
+}
+
+// isStrings reports whether n is an array of strings, so that the paths
+// of a file whose other parts break the schema are still checked.
+func isStrings(n *source.Node) bool {
+	if n == nil || n.Kind != source.Array {
+		return false
+	}
+	for _, item := range n.Items {
+		if item.Kind != source.String {
+			return false
+		}
+	}
+	return true
 }
 
 func readCaseFile(path string) (*source.Node, error) {
@@ -79,6 +93,9 @@ func resolvePaths(file string, list *source.Node, field string, exists func(stri
 	seen := map[string]*source.Node{}
 	for i, item := range list.Members() {
 		p := item.Text
+		if p == "" {
+			continue // the schema reports it
+		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(file), filepath.FromSlash(p))
 		}

@@ -85,7 +85,7 @@ func runTest(ctx context.Context, s streams, o testOptions) error {
 	fmt.Fprintln(summary, report.Totals())
 	failed := report.Count(testrun.Fail) > 0
 	if threshold != nil && report.Coverage.Below(threshold) {
-		fmt.Fprintf(s.err, "%s: below the threshold of %s%%\n", report.Coverage.Summary(), o.threshold)
+		fmt.Fprintf(s.err, "coverage %s is below the threshold of %s%%\n", report.Coverage.Percent(), o.threshold)
 		failed = true
 	}
 	if failed {

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hcp-rego/hcp-rego/testrun"
+)
+
+// runTestCLI runs the command line in-process and returns the exit code, stdout
+// and stderr.
+func runTestCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, streams{in: bytes.NewReader(nil), out: &out, err: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+// mixedTree writes a pack, a grant file, a case file with one failing
+// case of three, and a Rego test file with one failing test of two.
+func mixedTree(t *testing.T) {
+	t.Helper()
+	files := map[string]string{
+		"shop/manifest.json": `{"id": "shop", "commands": {"browse": {}}}`,
+		"shop/policy.json":   `{"surface_id": "shop", "verbs": {"browse": {"operation": "read", "privacy": {"land": "personal"}}}}`,
+		"grants.json":        `{"grants": [{"subject": "role:buyer", "pack_id": "shop", "capabilities": ["verb.exec.read"]}]}`,
+		"shop.cases.yaml": `cases:
+  - { name: allowed, input: { principal: { id: a, roles: [buyer] }, pack_id: shop, verb_key: browse, owner: a }, want: { code: allowed } }
+  - { name: denied, input: { principal: { id: b }, pack_id: shop, verb_key: browse, owner: b }, want: { code: capability_required } }
+  - { name: wrong, input: { principal: { id: b }, pack_id: shop, verb_key: browse, owner: b }, want: { code: allowed } }
+`,
+		"shop_test.rego": "package shop_test\n\ntest_ok if true\n\ntest_bad if false\n",
+	}
+	dir := t.TempDir()
+	for path, text := range files {
+		full := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+}
+
+func TestTestJUnitParsesBack(t *testing.T) {
+	mixedTree(t)
+	code, stdout, stderr := runTestCLI(t, "test", "--format", "junit")
+	if code != exitFindings || stderr != "3 passed, 2 failed\n" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	doc, err := testrun.ParseJUnit([]byte(stdout))
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, stdout)
+	}
+	if doc.Tests != 5 || doc.Failures != 2 || doc.Errors != 0 || doc.Skipped != 0 {
+		t.Errorf("tests %d failures %d errors %d skipped %d, want 5 2 0 0", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
+	}
+	failed := map[string]int{}
+	cases := 0
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			cases++
+			if c.Failure != nil {
+				failed[c.Name] = c.Line
+			}
+		}
+	}
+	want := map[string]int{"wrong": 4, "data.shop_test.test_bad": 5}
+	if cases != 5 || len(failed) != 2 || failed["wrong"] != want["wrong"] || failed["data.shop_test.test_bad"] != want["data.shop_test.test_bad"] {
+		t.Errorf("%d cases, failed %v, want 5 and %v", cases, failed, want)
+	}
+}
+
+func TestTestJSONParsesBack(t *testing.T) {
+	mixedTree(t)
+	code, stdout, stderr := runTestCLI(t, "test", "--format", "json", "--coverage")
+	if code != exitFindings || stderr != "3 passed, 2 failed\n" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var doc testrun.JSONReport
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("parse: %v\n%s", err, stdout)
+	}
+	if doc.Passed != 3 || doc.Failed != 2 || len(doc.Tests) != 5 {
+		t.Errorf("passed %d failed %d tests %d, want 3 2 5", doc.Passed, doc.Failed, len(doc.Tests))
+	}
+	wrong := doc.Tests[2]
+	if wrong.Name != "wrong" || wrong.Line != 4 || len(wrong.Diffs) != 1 || wrong.Diffs[0].Want != "allowed" || wrong.Diffs[0].Got != "capability_required" {
+		t.Errorf("wrong case %+v", wrong)
+	}
+	if c := doc.Coverage; c == nil || c.Percent != "100.0%" || c.Reached != 1 || c.Total != 1 {
+		t.Errorf("coverage %+v", doc.Coverage)
+	}
+}
+
+func TestTestDogfoodJUnit(t *testing.T) {
+	t.Chdir("../..")
+	code, stdout, stderr := runTestCLI(t, "test", "--format", "junit", "testdata/")
+	if code != exitOK || stderr != "37 passed, 0 failed\n" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	doc, err := testrun.ParseJUnit([]byte(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Tests != 37 || doc.Failures != 0 || len(doc.Suites) != 4 {
+		t.Errorf("tests %d failures %d suites %d, want 37 0 4", doc.Tests, doc.Failures, len(doc.Suites))
+	}
+}
