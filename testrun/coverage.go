@@ -21,7 +21,8 @@ var Outcomes = []string{"pack_unavailable", "capability_required", "land_denied"
 // in source.row). A gate is reached when some case on its row ended
 // confirm_required, that is, a case saw the gate hold. The percentage is
 // 100 × reached units / all units. Grants are listed, not counted: a grant
-// is used when some decision names it in source.grant.
+// is used when some decision names it in source.grant, a file:line, which
+// names every grant written on that line.
 type Coverage struct {
 	Rows   []*RowCoverage
 	Grants []*GrantCoverage
@@ -59,7 +60,7 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 		for _, k := range []compile.Kind{compile.Verb, compile.Stimulus} {
 			for _, r := range p.Rows(k) {
 				rc := &RowCoverage{Row: r}
-				rows[r.Source()] = rc
+				rows[rowKey(r.Pack, r.Kind.Field(), r.Key)] = rc
 				c.Rows = append(c.Rows, rc)
 			}
 		}
@@ -67,10 +68,10 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 	slices.SortFunc(c.Rows, func(a, b *RowCoverage) int {
 		return cmp.Or(cmp.Compare(a.Row.Pack, b.Row.Pack), cmp.Compare(a.Row.Line, b.Row.Line), cmp.Compare(a.Row.Key, b.Row.Key))
 	})
-	grants := map[string]*GrantCoverage{}
+	grants := map[string][]*GrantCoverage{}
 	for _, g := range m.Grants {
 		gc := &GrantCoverage{Grant: g}
-		grants[g.Source()] = gc
+		grants[g.Source()] = append(grants[g.Source()], gc)
 		c.Grants = append(c.Grants, gc)
 	}
 	for _, res := range results {
@@ -78,7 +79,7 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 		if rc := rows[row]; rc != nil && !slices.Contains(rc.Outcomes, code) {
 			rc.Outcomes = append(rc.Outcomes, code)
 		}
-		if gc := grants[grant]; gc != nil {
+		for _, gc := range grants[grant] {
 			gc.Used = true
 		}
 	}
@@ -90,14 +91,26 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 	return c
 }
 
-// provenance reads a decision's source.row, source.grant and code.
+// provenance reads which row a decision judged (its pack and key, when it
+// names a row in source.row), which grant it names in source.grant, and
+// its code. Rows are told apart by key, not by source.row, whose file:line
+// is the same for rows written on one line.
 func provenance(d map[string]any) (row, grant, code string) {
 	src, _ := d["source"].(map[string]any)
-	row, _ = src["row"].(string)
+	if _, judged := src["row"].(string); judged {
+		pack, _ := d["pack_id"].(string)
+		for _, field := range []string{"verb_key", "stimulus"} {
+			if key, ok := d[field].(string); ok {
+				row = rowKey(pack, field, key)
+			}
+		}
+	}
 	grant, _ = src["grant"].(string)
 	code, _ = d["code"].(string)
 	return row, grant, code
 }
+
+func rowKey(pack, field, key string) string { return pack + "\x00" + field + "\x00" + key }
 
 // Units returns how many units the cases reached and how many there are.
 func (c *Coverage) Units() (reached, total int) {
