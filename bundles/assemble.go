@@ -6,6 +6,7 @@ package bundles
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -38,18 +39,21 @@ func Modules(m *compile.Model) ([]compile.Module, error) {
 }
 
 // Assemble builds the bundle for m. An empty revision means a digest of
-// the inputs, so the same inputs give the same revision.
+// its content (see Digest), so the same inputs give the same revision.
 func Assemble(m *compile.Model, revision string) (*bundle.Bundle, error) {
 	mods, err := Modules(m)
 	if err != nil {
 		return nil, err
 	}
+	tables := compile.GrantTables(m)
 	if revision == "" {
-		revision = Digest(m)
+		if revision, err = digest(m, mods, tables); err != nil {
+			return nil, err
+		}
 	}
 	b := &bundle.Bundle{
 		Manifest: manifest(m, revision),
-		Data:     map[string]any{"hcp": map[string]any{"grants": compile.GrantTables(m)}},
+		Data:     map[string]any{"hcp": map[string]any{"grants": tables}},
 	}
 	for _, mod := range mods {
 		parsed, err := ast.ParseModuleWithOpts(mod.Path, string(mod.Source), ast.ParserOptions{RegoVersion: ast.RegoV1})
@@ -90,18 +94,34 @@ func sourceDigests(m *compile.Model) map[string]any {
 	return files
 }
 
-// Digest is the default revision: the sha256 of every source file's path
-// and sha256, of the grant files' order (which decides provenance), and of
-// the decision library.
-func Digest(m *compile.Model) string {
+// Digest is the default revision of m's bundle: the first 16 hex digits
+// of a sha256 over what the bundle holds, namely every module's path and
+// bytes, the grant tables, and every source file's path and sha256 with
+// the grant files' order (which decides provenance). A bundle with other
+// content has another revision, even when only the hcp-rego that made it
+// changed.
+func Digest(m *compile.Model) (string, error) {
+	mods, err := Modules(m)
+	if err != nil {
+		return "", err
+	}
+	return digest(m, mods, compile.GrantTables(m))
+}
+
+func digest(m *compile.Model, mods []compile.Module, tables map[string]any) (string, error) {
 	h := sha256.New()
 	files := sourceDigests(m)
 	for _, path := range slices.Sorted(maps.Keys(files)) {
 		fmt.Fprintf(h, "%s %s\n", path, files[path])
 	}
 	fmt.Fprintf(h, "grants %s\n", strings.Join(m.GrantFiles, " "))
-	for _, mod := range hcprego.Library() {
+	for _, mod := range mods {
 		fmt.Fprintf(h, "%s %x\n", mod.Path, sha256.Sum256(mod.Source))
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	data, err := json.Marshal(tables)
+	if err != nil {
+		return "", fmt.Errorf("encode grant tables: %w", err)
+	}
+	fmt.Fprintf(h, "data %x\n", sha256.Sum256(data))
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

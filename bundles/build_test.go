@@ -31,7 +31,7 @@ func exampleModel(t *testing.T) *compile.Model {
 // build builds the example bundle, failing the test on error.
 func build(t *testing.T, revision string, signing *bundles.Signing) []byte {
 	t.Helper()
-	data, err := bundles.Build(exampleModel(t), revision, signing)
+	data, _, err := bundles.Build(exampleModel(t), revision, signing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,11 @@ func TestBuildManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := exampleModel(t)
-	if got, want := b.Manifest.Revision, bundles.Digest(m); got != want || len(got) != 16 {
+	want, err := bundles.Digest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Manifest.Revision; got != want || len(got) != 16 {
 		t.Errorf("revision %q, want the digest %q", got, want)
 	}
 	if got := *b.Manifest.Roots; !slices.Equal(got, []string{"hcp/authz", "hcp/packs", "hcp/grants"}) {
@@ -194,7 +198,7 @@ func TestSigningErrors(t *testing.T) {
 	m := exampleModel(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := bundles.Build(m, "", &tt.signing)
+			_, _, err := bundles.Build(m, "", &tt.signing)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error %v\nwant %s", err, tt.want)
 			}

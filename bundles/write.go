@@ -13,20 +13,22 @@ import (
 )
 
 // Build assembles the bundle of m (an empty revision means Digest(m)),
-// signs it when signing is not nil, and encodes it: the bytes that
-// `hcp-rego build` writes. The same inputs give the same bytes (see Sign
-// for the algorithms whose signatures are randomized).
-func Build(m *compile.Model, revision string, signing *Signing) ([]byte, error) {
+// signs it when signing is not nil, and encodes it: it returns the bytes
+// that `hcp-rego build` writes and the revision they carry. The same
+// inputs give the same bytes (see Sign for the algorithms whose
+// signatures are randomized).
+func Build(m *compile.Model, revision string, signing *Signing) ([]byte, string, error) {
 	b, err := Assemble(m, revision)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if signing != nil {
 		if err := signing.Sign(b); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
-	return Encode(b)
+	data, err := Encode(b)
+	return data, b.Manifest.Revision, err
 }
 
 // Encode serializes b as a gzipped tarball with OPA's bundle writer. The
@@ -61,6 +63,11 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// Flushed before the rename, so that after a crash path holds the old
+	// bytes or the new ones, never an empty file.
+	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = tmp.Close(); err != nil {

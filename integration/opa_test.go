@@ -259,7 +259,7 @@ func exampleModel(t *testing.T, grants ...string) *compile.Model {
 // buildFile builds the bundle of m into a new file and returns its path.
 func buildFile(t *testing.T, m *compile.Model, revision string, signing *bundles.Signing) string {
 	t.Helper()
-	data, err := bundles.Build(m, revision, signing)
+	data, _, err := bundles.Build(m, revision, signing)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,16 +75,12 @@ func runBuild(s streams, o buildOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	data, err := bundles.Build(m, o.revision, signing)
+	data, revision, err := bundles.Build(m, o.revision, signing)
 	if err != nil {
 		return badInput(err)
 	}
 	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
 		return badInput(err)
-	}
-	revision := o.revision
-	if revision == "" {
-		revision = bundles.Digest(m)
 	}
 	fmt.Fprintf(s.out, "wrote %s: revision %s, %d packs, %d grants%s\n", o.output, revision, len(m.Packs), len(m.Grants), signedNote(signing))
 	return nil
