@@ -115,7 +115,7 @@ func prepare(found *compile.Found) (*run, error) {
 	r.model, err = compile.Load(packs, grants)
 	errs.Merge("", err)
 	if err == nil {
-		errs.Merge("", compile.Lint(r.model))
+		errs.Merge("", compile.Lint(r.lintView()))
 	}
 	if len(errs) > 0 {
 		return nil, errs.Err()
@@ -145,6 +145,27 @@ func (r *run) allInputs() (packs, grants []string) {
 		}
 	}
 	return packs, grants
+}
+
+// lintView is the model as lint sees it. A grant file that only a case
+// file names may hold grants on packs this run does not load (the case
+// file tests one pack of a repository's shared grant set): those grants
+// are inert here, not findings. Every grant of a file that the run found,
+// and every grant on a loaded pack, is linted in full, so a mistyped
+// pack_id in the tested tree is still a finding.
+func (r *run) lintView() *compile.Model {
+	found := map[string]bool{}
+	for _, f := range r.found.GrantFiles {
+		found[filepath.ToSlash(f)] = true
+	}
+	view := *r.model
+	view.Grants = nil
+	for _, g := range r.model.Grants {
+		if found[g.File] || r.model.Pack(g.PackID) != nil {
+			view.Grants = append(view.Grants, g)
+		}
+	}
+	return &view
 }
 
 // inputsOf is the packs and grant files a case file's cases run against.
