@@ -3,24 +3,32 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/explain"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
+	"github.com/hcp-rego/hcp-rego/schema"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
 type evalOptions struct {
 	packs      []string
 	grants     []string
+	bundle     string
+	verify     bundles.Verification
 	input      string
 	format     string
 	failOnDeny bool
 	explain    bool
+	ext        []string
 }
 
 func newEvalCommand(s streams) *cobra.Command {
@@ -29,60 +37,130 @@ func newEvalCommand(s streams) *cobra.Command {
 		Use:   "eval (PACK_DIR... [--grants FILE]... | --bundle FILE) --input FILE|-",
 		Short: "Evaluate one decision with the embedded OPA evaluator",
 		Long: `Eval prints the decision document of SPEC §3.6 for one input: JSON by
-default, or a readable summary with --format pretty. --fail-on-deny exits 1
-when the call is not allowed.`,
-		Example: `  hcp-rego eval testdata/packs --grants testdata/grants/acme.json --input call.json
-  echo '{"principal":{"id":"alice"},"pack_id":"ledger","verb_key":"balance","owner":"alice"}' |
-    hcp-rego eval testdata/packs --grants testdata/grants/defaults.json --input -`,
+default, or a readable summary with --format pretty. With --bundle it
+evaluates that bundle as built, verifying its signature first when
+--verification-key is given. --ext loads a runtime's own rules (package
+hcp.ext: deny and confirm, SPEC §4.2) beside it. --explain walks the chain of SPEC §3.2 step by
+step in source terms. --fail-on-deny exits 1 when the call is not allowed.
+Any JSON input is decided (garbage is invalid_input); text that is not JSON
+is bad input (exit 2).`,
+		Example: `  hcp-rego eval testdata/packs --grants testdata/grants/acme.json --input call.json --explain
+  hcp-rego eval --bundle dist/hcp.tar.gz --verification-key keys/bundle.pub --input call.json
+  echo '{"principal":{"id":"bob","roles":["member"]},"pack_id":"ledger","verb_key":"balance","owner":"bob"}' |
+    hcp-rego eval testdata/packs --grants testdata/grants/acme.json --input - --format pretty`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
 			return runEval(cmd.Context(), s, o)
 		},
 	}
-	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
-	cmd.Flags().StringVar(&o.input, "input", "", "the decision input, a JSON file or - for stdin (required)")
-	cmd.Flags().StringVar(&o.format, "format", "json", "output format: json or pretty")
-	cmd.Flags().BoolVar(&o.failOnDeny, "fail-on-deny", false, "exit 1 when the call is not allowed")
+	f := cmd.Flags()
+	f.StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
+	f.StringVar(&o.bundle, "bundle", "", "evaluate this bundle (.tar.gz or folder) instead of packs")
+	f.StringVar(&o.verify.KeyFile, "verification-key", "", "verify the bundle's signature with this PEM public key (or HS256 secret file)")
+	f.StringVar(&o.verify.KeyID, "verification-key-id", "", `the key id to verify with (default "default")`)
+	f.StringVar(&o.verify.Algorithm, "verification-alg", "", "the signature algorithm (default: the key's own)")
+	f.StringVar(&o.input, "input", "", "the decision input, a JSON file or - for stdin (required)")
+	f.StringVar(&o.format, "format", "json", "output format: json or pretty")
+	f.BoolVar(&o.failOnDeny, "fail-on-deny", false, "exit 1 when the call is not allowed")
+	f.BoolVar(&o.explain, "explain", false, "walk the chain step by step")
+	f.StringArrayVar(&o.ext, "ext", nil, "load a runtime's hcp.ext rules: a .rego file or a folder of them (repeatable)")
 	_ = cmd.MarkFlagRequired("input")
 	return cmd
 }
 
 func runEval(ctx context.Context, s streams, o evalOptions) error {
-	if o.format != "json" && o.format != "pretty" {
-		return badInput(fmt.Errorf("--format %q: want json or pretty", o.format))
+	if err := o.check(); err != nil {
+		return badInput(err)
 	}
 	input, err := readInput(s.in, o.input)
 	if err != nil {
 		return badInput(err)
 	}
-	m, err := compile.Checked(o.packs, o.grants)
+	m, b, err := o.load()
 	if err != nil {
 		return badInput(err)
 	}
-	b, err := bundles.Assemble(m, "")
+	ext, err := hcprego.ReadExt(o.ext)
+	if err != nil {
+		return badInput(err)
+	}
+	ev, err := hcprego.New(ctx, b, ext...)
 	if err != nil {
 		return err
 	}
-	ev, err := hcprego.New(ctx, b)
+	res, err := ev.Decide(ctx, input.value)
 	if err != nil {
 		return err
 	}
-	res, err := ev.Decide(ctx, input)
-	if err != nil {
+	var steps []explain.Step
+	if o.explain {
+		steps = explain.Explain(m, input.value, res.Decision, input.problems())
+	}
+	if err := printDecision(s.out, o.format, res.Decision, steps); err != nil {
 		return err
 	}
-	out, _ := json.MarshalIndent(res.Decision, "", "  ")
-	fmt.Fprintln(s.out, string(out))
 	if o.failOnDeny && res.Decision["allow"] != true {
 		return findings()
 	}
 	return nil
 }
 
+func (o evalOptions) check() error {
+	switch {
+	case o.format != "json" && o.format != "pretty":
+		return fmt.Errorf("--format %q: want json or pretty", o.format)
+	case o.bundle != "" && (len(o.packs) > 0 || len(o.grants) > 0):
+		return errors.New("give either --bundle or PACK_DIR... and --grants, not both")
+	case o.bundle == "" && o.verify.KeyFile != "":
+		return errors.New("--verification-key needs --bundle")
+	}
+	return nil
+}
+
+// load returns the model (nil for --bundle) and the bundle to evaluate.
+func (o evalOptions) load() (*compile.Model, *bundle.Bundle, error) {
+	if o.bundle != "" {
+		var v *bundles.Verification
+		if o.verify.KeyFile != "" {
+			v = &o.verify
+		}
+		b, err := bundles.Read(o.bundle, v)
+		return nil, b, err
+	}
+	m, err := compile.Checked(o.packs, o.grants)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := bundles.Assemble(m, "")
+	return m, b, err
+}
+
+// decisionInput is the parsed input: its value, and its tree for
+// positioned schema messages.
+type decisionInput struct {
+	file  string
+	root  *source.Node
+	value any
+}
+
+// problems lists the input's schema violations, positioned in its file.
+func (in decisionInput) problems() []string {
+	err := schema.Get("input").Validate(in.file, in.root)
+	var errs source.Errors
+	if !errors.As(err, &errs) {
+		return []string{"the input is not well formed"}
+	}
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	return out
+}
+
 // readInput reads the decision input, a JSON file or "-" for stdin. Any
 // JSON value is an input (garbage is decided invalid_input); text that is
 // not JSON is bad input.
-func readInput(stdin io.Reader, path string) (any, error) {
+func readInput(stdin io.Reader, path string) (decisionInput, error) {
 	var data []byte
 	var err error
 	if path == "-" {
@@ -95,11 +173,98 @@ func readInput(stdin io.Reader, path string) (any, error) {
 		data, err = source.ReadFile(path)
 	}
 	if err != nil {
-		return nil, err
+		return decisionInput{}, err
 	}
 	root, err := source.ParseJSON(path, data)
 	if err != nil {
-		return nil, err
+		return decisionInput{}, err
 	}
-	return root.Value(), nil
+	return decisionInput{file: path, root: root, value: root.Value()}, nil
+}
+
+// printDecision writes the decision (and the steps, with --explain).
+func printDecision(w io.Writer, format string, d map[string]any, steps []explain.Step) error {
+	if format == "json" {
+		doc := any(d)
+		if steps != nil {
+			doc = map[string]any{"decision": d, "steps": steps}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	fmt.Fprint(w, prettyDecision(d))
+	if steps != nil {
+		fmt.Fprint(w, "\n"+prettySteps(steps))
+	}
+	return nil
+}
+
+func prettyDecision(d map[string]any) string {
+	var b strings.Builder
+	code, _ := d["code"].(string)
+	if e, ok := d["error"].(string); ok {
+		fmt.Fprintf(&b, "%s: %s\n", code, e)
+	} else {
+		fmt.Fprintf(&b, "%s\n", code)
+	}
+	line := func(label string, v any) {
+		if v != nil {
+			fmt.Fprintf(&b, "  %-10s %v\n", label, v)
+		}
+	}
+	if key, field := callKey(d); key != "" {
+		line("call", fmt.Sprintf("%v %s %s", d["pack_id"], field, key))
+	}
+	if _, ok := d["operation"]; ok {
+		line("row", fmt.Sprintf("%v, land %v, confirm %v, needs %v", d["operation"], d["land"], jsonText(d["confirm"]), d["capability"]))
+	}
+	src, _ := d["source"].(map[string]any)
+	line("row at", src["row"])
+	line("grant at", src["grant"])
+	if r, _ := d["reasons"].([]any); len(r) > 0 {
+		line("reasons", jsonText(r))
+	}
+	if p, ok := d["preview"].(map[string]any); ok {
+		line("preview", p["cli"])
+		line("args", jsonText(p["args"]))
+	}
+	line("hint", d["hint"])
+	return b.String()
+}
+
+func callKey(d map[string]any) (string, string) {
+	for _, f := range []string{"verb_key", "stimulus"} {
+		if k, ok := d[f].(string); ok {
+			return k, f
+		}
+	}
+	return "", ""
+}
+
+func prettySteps(steps []explain.Step) string {
+	var b strings.Builder
+	for _, st := range steps {
+		detail := st.Detail
+		if len(detail) == 0 {
+			detail = []string{""}
+		}
+		for i, line := range detail {
+			status, name := string(st.Status), st.Name
+			if i > 0 {
+				status, name = "", ""
+			}
+			fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("%-5s %-11s %s", status, name, line), " "))
+		}
+	}
+	return b.String()
+}
+
+func jsonText(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
 }

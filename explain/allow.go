@@ -1,0 +1,149 @@
+package explain
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"reflect"
+	"regexp"
+	"sort"
+)
+
+var numeric = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
+
+// ruleMismatch says why an exact allow rule does not match the call, or
+// "" when it matches (SPEC §3.4, README item 8).
+func ruleMismatch(rule any, c call) string {
+	r, ok := rule.(map[string]any)
+	if !ok {
+		return "it is not an object"
+	}
+	for k := range r {
+		if k != "pack_id" && k != "verb_key" && k != "args" && k != "limits" {
+			return fmt.Sprintf("unknown field %q", k)
+		}
+	}
+	verb, isVerb := str(c.input, "verb_key")
+	switch {
+	case r["pack_id"] != c.pack:
+		return fmt.Sprintf("pack_id %v is not %q", jsonText(r["pack_id"]), c.pack)
+	case !isVerb:
+		return "allow rules match commands, not triggers"
+	case r["verb_key"] != verb:
+		return fmt.Sprintf("verb_key %v is not %q", jsonText(r["verb_key"]), verb)
+	}
+	pinned, ok1 := orEmpty(r["args"])
+	limits, ok2 := orEmpty(r["limits"])
+	if !ok1 || !ok2 {
+		return "args and limits must be objects"
+	}
+	args, _ := orEmpty(c.input["args"])
+	return argsMismatch(args, pinned, limits)
+}
+
+func argsMismatch(args, pinned, limits map[string]any) string {
+	for _, name := range sortedKeys(pinned) {
+		v, ok := args[name]
+		if !ok {
+			return fmt.Sprintf("pinned argument %q is not in the call", name)
+		}
+		if !jsonEqual(v, pinned[name]) {
+			return fmt.Sprintf("argument %q is %s, the rule pins %s", name, jsonText(v), jsonText(pinned[name]))
+		}
+	}
+	for _, name := range sortedKeys(args) {
+		if _, p := pinned[name]; !p {
+			if _, l := limits[name]; !l {
+				return fmt.Sprintf("argument %q is neither pinned nor limited", name)
+			}
+		}
+	}
+	for _, name := range sortedKeys(limits) {
+		if why := limitMismatch(name, args, limits[name]); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+func limitMismatch(name string, args map[string]any, limit any) string {
+	l, ok := limit.(map[string]any)
+	if !ok {
+		return fmt.Sprintf("limits[%q] is not an object", name)
+	}
+	bounds := map[string]*big.Rat{}
+	for k, b := range l {
+		n, ok := number(b)
+		if (k != "min" && k != "max") || !ok {
+			return fmt.Sprintf("limits[%q] must hold only numbers min and max", name)
+		}
+		bounds[k] = n
+	}
+	v, present := args[name]
+	if !present {
+		return ""
+	}
+	x, ok := number(v)
+	switch {
+	case !ok:
+		return fmt.Sprintf("argument %q is %s, not a number", name, jsonText(v))
+	case bounds["min"] != nil && x.Cmp(bounds["min"]) < 0:
+		return fmt.Sprintf("argument %q is %s, below min %s", name, jsonText(v), jsonText(l["min"]))
+	case bounds["max"] != nil && x.Cmp(bounds["max"]) > 0:
+		return fmt.Sprintf("argument %q is %s, above max %s", name, jsonText(v), jsonText(l["max"]))
+	}
+	return ""
+}
+
+// number reads a JSON number or a numeric string.
+func number(v any) (*big.Rat, bool) {
+	var text string
+	switch n := v.(type) {
+	case json.Number:
+		text = n.String()
+	case string:
+		if !numeric.MatchString(n) {
+			return nil, false
+		}
+		text = n
+	default:
+		return nil, false
+	}
+	r, ok := new(big.Rat).SetString(text)
+	return r, ok
+}
+
+func orEmpty(v any) (map[string]any, bool) {
+	if v == nil {
+		return map[string]any{}, true
+	}
+	m, ok := v.(map[string]any)
+	return m, ok
+}
+
+func jsonEqual(a, b any) bool {
+	if x, ok := number(a); ok && isNumber(a) {
+		y, ok := number(b)
+		return ok && isNumber(b) && x.Cmp(y) == 0
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func isNumber(v any) bool { _, ok := v.(json.Number); return ok }
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,107 @@
+package explain
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hcp-rego/hcp-rego/compile"
+)
+
+// describeCapability names the grant that gave the capability, or says
+// why none did: the grants that name the principal's subjects on the pack
+// and why each does not count, and whether default grants were on.
+func describeCapability(failed bool, m *compile.Model, c call, d map[string]any) []string {
+	source, _ := d["source"].(map[string]any)
+	capability, _ := d["capability"].(string)
+	if !failed {
+		src, _ := source["grant"].(string)
+		if m == nil {
+			return []string{fmt.Sprintf("%s gives %s", src, capability)}
+		}
+		return []string{fmt.Sprintf("%s gives %s: %s", src, capability, grantText(findGrant(m, src)))}
+	}
+	if m == nil {
+		return []string{fmt.Sprintf("no grant gives %s", capability)}
+	}
+	row := m.Pack(c.pack).Row(c.kind, c.key)
+	id, _ := str(c.principal, "id")
+	tenant, hasTenant := str(c.principal, "tenant")
+	who := "principal:" + id
+	if roles := strs(c.principal, "roles"); len(roles) > 0 {
+		who += " (roles " + strings.Join(roles, ", ") + ")"
+	}
+	if hasTenant {
+		who += " of tenant " + tenant
+	}
+	out := []string{fmt.Sprintf("no grant gives %s on %s %q of pack %q to %s", row.Capability(), c.noun(), c.key, c.pack, who)}
+	subjects := subjectsOf(c.principal)
+	named := false
+	for _, g := range m.Grants {
+		if !subjects[g.Subject] || g.Tenant != "" && (!hasTenant || g.Tenant != tenant) {
+			continue
+		}
+		named = true
+		if g.PackID == c.pack {
+			out = append(out, fmt.Sprintf("%s does not count: %s", g.Source(), whyNot(g, row)))
+		}
+	}
+	if named {
+		out = append(out, "default grants are off: a principal: or role: grant applies to this principal")
+	} else {
+		out = append(out, "default grants are on (no principal: or role: grant applies), and none gives it")
+	}
+	return out
+}
+
+// subjectsOf lists the grant subjects that name a principal.
+func subjectsOf(principal map[string]any) map[string]bool {
+	id, _ := str(principal, "id")
+	out := map[string]bool{"principal:" + id: true}
+	for _, r := range strs(principal, "roles") {
+		out["role:"+r] = true
+	}
+	return out
+}
+
+// whyNot says why a grant that names the principal on the pack does not
+// give a row's capability.
+func whyNot(g *compile.Grant, row *compile.Row) string {
+	switch {
+	case g.VerbKey != "" && (row.Kind != compile.Verb || g.VerbKey != row.Key):
+		return fmt.Sprintf("it is scoped to verb_key %q", g.VerbKey)
+	case g.Stimulus != "" && (row.Kind != compile.Stimulus || g.Stimulus != row.Key):
+		return fmt.Sprintf("it is scoped to stimulus %q", g.Stimulus)
+	case !slices.Contains(g.Capabilities, row.Capability()):
+		return fmt.Sprintf("it gives %s, not %s", strings.Join(g.Capabilities, ", "), row.Capability())
+	}
+	return "it would count; this is a bug, please report it"
+}
+
+func findGrant(m *compile.Model, source string) *compile.Grant {
+	for _, g := range m.Grants {
+		if g.Source() == source {
+			return g
+		}
+	}
+	return nil
+}
+
+// grantText renders a grant as its subject, scope and capabilities.
+func grantText(g *compile.Grant) string {
+	if g == nil {
+		return "(grant not found)"
+	}
+	s := g.Subject
+	if g.Tenant != "" {
+		s += " of tenant " + g.Tenant
+	}
+	s += ", pack " + g.PackID
+	switch {
+	case g.VerbKey != "":
+		s += ", verb_key " + g.VerbKey
+	case g.Stimulus != "":
+		s += ", stimulus " + g.Stimulus
+	}
+	return s + ", capabilities " + strings.Join(g.Capabilities, ", ")
+}
