@@ -23,6 +23,10 @@ demo: build ## run the main job on the example packs
 	@mkdir -p dist
 	@echo '$$ hcp-rego build $(PACKS) $(GRANTS) -o dist/hcp.tar.gz'
 	@$(BIN) build $(PACKS) $(GRANTS) -o dist/hcp.tar.gz
+	@for input in allowed confirm denied; do \
+	  echo "\$$ hcp-rego eval $(PACKS) $(GRANTS) --input testdata/inputs/$$input.json --format pretty"; \
+	  $(BIN) eval $(PACKS) $(GRANTS) --input testdata/inputs/$$input.json --format pretty; echo; \
+	done
 	@echo '$$ hcp-rego matrix $(PACKS) $(GRANTS)'
 	@$(BIN) matrix $(PACKS) $(GRANTS)
 
