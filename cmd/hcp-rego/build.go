@@ -32,7 +32,7 @@ bundle: the hcp.authz decision library, one hcp.packs.<id> module a pack,
 the grant tables as data.hcp.grants, and a .manifest with the revision,
 the roots hcp/authz, hcp/packs and hcp/grants (hcp/ext is left to the
 runtime), rego_version 1 and metadata.hcp (each pack, and the sha256 of
-each source file). The revision defaults to a digest of the inputs.
+each source file). The revision defaults to a digest of that content.
 
 The same inputs give a byte-identical bundle (a PS256 or ES* signature is
 randomized by its algorithm, so a bundle signed so differs in
@@ -55,7 +55,7 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 	}
 	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the bundle file to write (required)")
-	cmd.Flags().StringVar(&o.revision, "revision", "", "the bundle's revision (default: a digest of the inputs)")
+	cmd.Flags().StringVar(&o.revision, "revision", "", "the bundle's revision (default: a digest of its content)")
 	cmd.Flags().StringVar(&o.signing.KeyFile, "signing-key", "", "sign with this PEM private key (or HS256 secret file)")
 	cmd.Flags().StringVar(&o.signing.Algorithm, "signing-alg", "", "the signing algorithm: "+strings.Join(bundles.Algorithms, "|")+" (default RS256)")
 	cmd.Flags().StringVar(&o.signing.KeyID, "signing-key-id", "", `the key id the signature names (default "default")`)

@@ -41,7 +41,7 @@ replaced only when it is empty or an earlier output of compile.`,
 	}
 	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the folder to write (required)")
-	cmd.Flags().StringVar(&o.revision, "revision", "", "the bundle's revision (default: a digest of the inputs)")
+	cmd.Flags().StringVar(&o.revision, "revision", "", "the bundle's revision (default: a digest of its content)")
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
