@@ -1,13 +1,9 @@
 package integration
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/internal/bundletest"
 )
 
 // pollTimeout bounds how long a polling OPA may take to pick up a change.
@@ -209,41 +206,12 @@ func TestSidecarVerifiesSignatures(t *testing.T) {
 	}
 }
 
-// tamperModule changes one byte of the named module of a bundle tarball; a
-// test helper that rewrites the archive, never how a bundle is written.
+// tamperModule changes one byte of the named module of a bundle tarball.
 func tamperModule(t *testing.T, data []byte, name string) []byte {
 	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+	out, err := bundletest.FlipByte(data, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	zw := gzip.NewWriter(&out)
-	tw := tar.NewWriter(zw)
-	tr := tar.NewReader(zr)
-	found := false
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(tr)
-		if hdr.Name == name {
-			// A letter of a comment line: the module still parses.
-			i := bytes.Index(body, []byte("# ")) + 2
-			body[i] ^= 0x20
-			found = true
-		}
-		tw.WriteHeader(hdr)
-		tw.Write(body)
-	}
-	tw.Close()
-	zw.Close()
-	if !found {
-		t.Fatalf("no member %s", name)
-	}
-	return out.Bytes()
+	return out
 }

@@ -29,6 +29,9 @@ type evalOptions struct {
 	failOnDeny bool
 	explain    bool
 	ext        []string
+	// verifying is whether --verification-key was given, even as "" (an
+	// unset shell variable): such a run fails rather than skip the check.
+	verifying bool
 }
 
 func newEvalCommand(s streams) *cobra.Command {
@@ -50,6 +53,7 @@ is bad input (exit 2).`,
     hcp-rego eval testdata/packs --grants testdata/grants/acme.json --input - --format pretty`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
+			o.verifying = cmd.Flags().Changed("verification-key")
 			return runEval(cmd.Context(), s, o)
 		},
 	}
@@ -111,7 +115,11 @@ func (o evalOptions) check() error {
 		return fmt.Errorf("--format %q: want json or pretty", o.format)
 	case o.bundle != "" && (len(o.packs) > 0 || len(o.grants) > 0):
 		return errors.New("give either --bundle or PACK_DIR... and --grants, not both")
-	case o.bundle == "" && o.verify.KeyFile != "":
+	case o.verifying && o.verify.KeyFile == "":
+		return errors.New("--verification-key: empty path; the bundle would go unverified")
+	case !o.verifying && (o.verify.KeyID != "" || o.verify.Algorithm != ""):
+		return errors.New("--verification-key-id and --verification-alg need --verification-key")
+	case o.bundle == "" && o.verifying:
 		return errors.New("--verification-key needs --bundle")
 	}
 	return nil
@@ -121,7 +129,7 @@ func (o evalOptions) check() error {
 func (o evalOptions) load() (*compile.Model, *bundle.Bundle, error) {
 	if o.bundle != "" {
 		var v *bundles.Verification
-		if o.verify.KeyFile != "" {
+		if o.verifying {
 			v = &o.verify
 		}
 		b, err := bundles.Read(o.bundle, v)

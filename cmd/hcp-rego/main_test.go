@@ -2,10 +2,13 @@ package main
 
 import (
 	"flag"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/hcp-rego/hcp-rego/internal/bundletest"
 )
 
 var update = flag.Bool("u", false, "update the golden sections of testdata/script/*.txtar")
@@ -30,5 +33,19 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", env.WorkDir)
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tamper": tamper},
 	})
+}
+
+// tamper IN MEMBER OUT writes a copy of bundle IN with one byte of MEMBER
+// changed, as an attacker or a broken mirror would.
+func tamper(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: tamper IN MEMBER OUT")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	out, err := bundletest.FlipByte(data, args[1])
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), out, 0o644))
 }
