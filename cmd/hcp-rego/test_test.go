@@ -101,14 +101,14 @@ func TestTestJSONParsesBack(t *testing.T) {
 func TestTestDogfoodJUnit(t *testing.T) {
 	t.Chdir("../..")
 	code, stdout, stderr := runTestCLI(t, "test", "--format", "junit", "testdata/")
-	if code != exitOK || stderr != "37 passed, 0 failed\n" {
+	if code != exitOK || stderr != "42 passed, 0 failed\n" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	doc, err := testrun.ParseJUnit([]byte(stdout))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Tests != 37 || doc.Failures != 0 || len(doc.Suites) != 4 {
-		t.Errorf("tests %d failures %d suites %d, want 37 0 4", doc.Tests, doc.Failures, len(doc.Suites))
+	if doc.Tests != 42 || doc.Failures != 0 || len(doc.Suites) != 5 {
+		t.Errorf("tests %d failures %d suites %d, want 42 0 5", doc.Tests, doc.Failures, len(doc.Suites))
 	}
 }
