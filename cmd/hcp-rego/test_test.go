@@ -102,7 +102,7 @@ func TestTestDogfoodJUnit(t *testing.T) {
 	t.Chdir("../..")
 	code, stdout, stderr := runTestCLI(t, "test", "--format", "junit", "testdata/")
 	if code != exitOK || stderr != "42 passed, 0 failed\n" {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
+		t.Fatalf("exit %d, stderr %q\n%s", code, stderr, stdout)
 	}
 	doc, err := testrun.ParseJUnit([]byte(stdout))
 	if err != nil {
