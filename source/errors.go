@@ -37,8 +37,7 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Sort orders the problems by file, line, column and message, and drops
-// exact repeats.
+// Sort orders the problems by file, line, column and message.
 func (es Errors) Sort() {
 	slices.SortStableFunc(es, compareErrors)
 }
