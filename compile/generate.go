@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -53,8 +54,8 @@ func writeRows(b *strings.Builder, name string, rows map[string]*Row) {
 }
 
 // writeTemplates writes each command's cli template as one string of
-// space-separated tokens, or as an array when a token is empty or holds a
-// space and so would not split back to itself.
+// space-separated tokens, or as an array when a token rules that out (see
+// splitsBadly).
 func writeTemplates(b *strings.Builder, rows map[string]*Row) {
 	b.WriteString("cli := {\n")
 	for _, key := range sortedKeys(rows) {
@@ -71,7 +72,18 @@ func writeTemplates(b *strings.Builder, rows map[string]*Row) {
 	b.WriteString("}\n")
 }
 
-func splitsBadly(token string) bool { return token == "" || strings.Contains(token, " ") }
+// splitsBadly reports whether a token rules out the string form: it would
+// not split back to itself (empty, or holding a space), or it holds a brace
+// that is not a whole {name} placeholder, which the library's one-call
+// rendering of string templates relies on.
+func splitsBadly(token string) bool {
+	if token == "" || strings.Contains(token, " ") {
+		return true
+	}
+	return strings.ContainsAny(token, "{}") && !placeholder.MatchString(token)
+}
+
+var placeholder = regexp.MustCompile(`^\{[^{}]+\}$`)
 
 // quote renders s as a Rego (JSON) string literal.
 func quote(s string) string {

@@ -9,12 +9,40 @@ _preview := {"command": _call.key, "args": _args, "cli": _cli} if {
 	_cli
 } else := {"command": _call.key, "args": _args}
 
-# _tokens is the command's cli template: generated as one string of
-# space-separated tokens, or as an array when a token holds a space.
-_tokens := split(t, " ") if {
-	t := data.hcp.packs[input.pack_id].cli[input.verb_key]
-	is_string(t)
-} else := data.hcp.packs[input.pack_id].cli[input.verb_key]
+# _template is the command's cli template: generated as one string of
+# space-separated tokens in which every brace is part of a {name} token, or
+# as an array of tokens otherwise.
+_template := data.hcp.packs[input.pack_id].cli[input.verb_key]
+
+# _cli renders the template. The common case, a string template whose
+# arguments are all present, takes a few calls: the placeholders become %s
+# of one sprintf. Anything else takes the token-by-token rendering below.
+_cli := sprintf(format, words) if {
+	is_string(_template)
+	names := regex.find_all_string_submatch_n(`\{([^{}]+)\}`, _template, -1)
+	words := [_word(_args[name]) | some [_, name] in names]
+	count(words) == count(names)
+	format := concat("", [regex.replace(replace(_template, "%", "%%"), `\{[^{}]+\}`, "%s"), _confirm_suffix])
+} else := _rendered if _tokens
+
+# _word renders an argument as one shell word: a string as is, anything
+# else as its JSON text; single-quoted when empty or holding a character
+# outside [A-Za-z0-9._/:@%+=,-].
+_word(v) := _shell_quote(v) if is_string(v)
+
+else := _shell_quote(json.marshal(v))
+
+_shell_quote(s) := s if regex.match(`^[A-Za-z0-9._/:@%+=,-]+$`, s)
+
+else := concat("", ["'", replace(s, "'", `'\''`), "'"])
+
+_confirm_suffix := "" if {
+	regex.match(`(^| )--(confirm|apply)( |$)`, _template)
+} else := " --confirm"
+
+_tokens := split(_template, " ") if {
+	is_string(_template)
+} else := _template
 
 # _placeholders maps the position of each {name} token to the name.
 _placeholders := {i: substring(t, 1, count(t) - 2) | some i, t in _tokens; regex.match(`^\{[^{}]+\}$`, t)}
@@ -39,10 +67,10 @@ _absent := {i | some i, _ in _placeholders; not _values[i]}
 
 _dropped := _absent | {j | some i in _absent; j := i - 1; startswith(_tokens[j], "--")}
 
-_cli := concat(" ", array.concat(
+_rendered := concat(" ", array.concat(
 	[text | some i, t in _tokens; not i in _dropped; text := object.get(_quoted, i, t)],
 	_confirm_flag,
-)) if _tokens
+))
 
 _confirm_flag := [] if {
 	some t in _tokens
