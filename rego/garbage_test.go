@@ -1,0 +1,139 @@
+package rego_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/reference"
+	"github.com/hcp-rego/hcp-rego/schema"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
+)
+
+// garbageCorpus is testdata/garbage.json, shared with the integration
+// tests that ask a real OPA: two calls that the example packs and grants
+// allow (a command and a trigger), and inputs that break SPEC §3.1 one way
+// or many, most of them one field away from an allowed call, so that a
+// well-formedness check that let one through would show as an allow.
+type garbageCorpus struct {
+	Allowed         any `json:"allowed"`
+	AllowedStimulus any `json:"allowed_stimulus"`
+	Garbage         []struct {
+		Name  string `json:"name"`
+		Input any    `json:"input"`
+	} `json:"garbage"`
+}
+
+func readGarbage(t testing.TB) garbageCorpus {
+	t.Helper()
+	data, err := os.ReadFile("testdata/garbage.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c garbageCorpus
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// wantInvalid is the whole decision document for a malformed input (SPEC
+// §3.6, README "Decision semantics" item 2): nothing of the call, the row
+// or the grants.
+var wantInvalid = map[string]any{"allow": false, "code": "invalid_input", "error": "invalid input", "reasons": []any{}}
+
+// wantInvalidGPARS is its GPARS error, exactly (SPEC §3.6).
+var wantInvalidGPARS = map[string]any{
+	"code":    json.Number("-32001"),
+	"message": "The request is not permitted for this agent.",
+	"data":    map[string]any{"gpars_code": "AUTHORIZATION_DENIED"},
+}
+
+// exampleModel loads the example packs and grant files in testdata/.
+func exampleModel(t testing.TB) *compile.Model {
+	t.Helper()
+	m, err := compile.Checked([]string{"../testdata/packs"}, []string{"../testdata/grants/acme.json", "../testdata/grants/defaults.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exampleEvaluator prepares the embedded evaluator on m's bundle.
+func exampleEvaluator(t testing.TB, m *compile.Model, options ...hcprego.Option) *hcprego.Evaluator {
+	t.Helper()
+	b, err := bundles.Assemble(m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := hcprego.New(context.Background(), b, options...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// TestGarbageInputIsInvalid decides every garbage input with the embedded
+// evaluator: exactly the invalid_input document and its GPARS error, never
+// an allow; the reference and the input schema agree that it is malformed.
+func TestGarbageInputIsInvalid(t *testing.T) {
+	c := readGarbage(t)
+	m := exampleModel(t)
+	ev, ref := exampleEvaluator(t, m), reference.New(m)
+	ctx := context.Background()
+	inputSchema := schema.Get("input")
+	for _, in := range []any{c.Allowed, c.AllowedStimulus} {
+		res, err := ev.Decide(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Decision["code"] != "allowed" {
+			t.Fatalf("the corpus's base call %s is %v, want allowed: the garbage would prove nothing", jsonText(in), res.Decision["code"])
+		}
+	}
+	if len(c.Garbage) < 100 {
+		t.Fatalf("only %d garbage inputs", len(c.Garbage))
+	}
+	for _, g := range c.Garbage {
+		res, err := ev.Decide(ctx, g.Input)
+		if err != nil {
+			t.Errorf("%s: %v", g.Name, err)
+			continue
+		}
+		if !reflect.DeepEqual(normalize(res.Decision), normalize(wantInvalid)) {
+			t.Errorf("%s: decision %s, want exactly %s\n  input %s", g.Name, jsonText(res.Decision), jsonText(wantInvalid), jsonText(g.Input))
+		}
+		if !reflect.DeepEqual(normalize(res.GPARSError), normalize(wantInvalidGPARS)) {
+			t.Errorf("%s: gpars_error %s, want exactly %s", g.Name, jsonText(res.GPARSError), jsonText(wantInvalidGPARS))
+		}
+		if code := ref.Decide(g.Input, reference.Ext{})["code"]; code != "invalid_input" {
+			t.Errorf("%s: the reference decides %v", g.Name, code)
+		}
+		if inputSchema.Valid(g.Input) {
+			t.Errorf("%s: hcp-rego schema input accepts it", g.Name)
+		}
+	}
+}
+
+// TestGarbageUnderRuntimeLayer checks that no runtime layer (SPEC §4.2)
+// changes the decision on malformed input: input is checked first.
+func TestGarbageUnderRuntimeLayer(t *testing.T) {
+	c := readGarbage(t)
+	ev := exampleEvaluator(t, exampleModel(t), hcprego.WithModule("ext.rego", "package hcp.ext\n\ndeny contains \"stop\"\n\nconfirm contains \"ask\"\n"))
+	for _, g := range c.Garbage {
+		res, err := ev.Decide(context.Background(), g.Input)
+		if err != nil {
+			t.Fatalf("%s: %v", g.Name, err)
+		}
+		if !reflect.DeepEqual(normalize(res.Decision), normalize(wantInvalid)) {
+			t.Errorf("%s: decision %s under a runtime layer, want exactly %s", g.Name, jsonText(res.Decision), jsonText(wantInvalid))
+		}
+	}
+}
