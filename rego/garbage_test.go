@@ -11,8 +11,8 @@ import (
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/reference"
-	"github.com/hcp-rego/hcp-rego/schema"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
+	"github.com/hcp-rego/hcp-rego/schema"
 )
 
 // garbageCorpus is testdata/garbage.json, shared with the integration
