@@ -1,0 +1,168 @@
+package rego_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/reference"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
+)
+
+// Removing a grant never widens a decision, with one exception (SPEC §2.3,
+// README "Fewer grants, more access"): default grants hold only for a
+// principal to whom no principal:/role: grant applies, so removing the
+// last such grant that applied to a principal hands it the default grants,
+// which may give what it did not hold before.
+
+// withoutGrant returns m without its grant at index drop, the others
+// renumbered in order, as if the grant had never been written.
+func withoutGrant(m *compile.Model, drop int) *compile.Model {
+	out := *m
+	out.Grants = nil
+	for i, g := range m.Grants {
+		if i == drop {
+			continue
+		}
+		kept := *g
+		kept.Index = len(out.Grants)
+		out.Grants = append(out.Grants, &kept)
+	}
+	return &out
+}
+
+// named reports whether some principal:/role: grant applies to principal
+// (SPEC §2.3), so that default grants do not: written from the SPEC text,
+// independently of both evaluators.
+func named(principal map[string]any, grants []*compile.Grant) bool {
+	id, _ := principal["id"].(string)
+	tenant, _ := principal["tenant"].(string)
+	subjects := []string{"principal:" + id}
+	roles, _ := principal["roles"].([]any)
+	for _, r := range roles {
+		subjects = append(subjects, fmt.Sprint("role:", r))
+	}
+	for _, g := range grants {
+		if g.Subject != "default" && slices.Contains(subjects, g.Subject) && (g.Tenant == "" || g.Tenant == tenant) {
+			return true
+		}
+	}
+	return false
+}
+
+// pastCapability reports whether a decision passed the capability step
+// of the chain (SPEC §3.2).
+func pastCapability(code any) bool {
+	return slices.Contains([]any{"land_denied", "runtime_denied", "confirm_required", "allowed"}, code)
+}
+
+// grantInputs are well-formed, reachable calls of every row (and unknown
+// ones) by every principal shape, with the land facts right, with and
+// without confirm: each can be decided by any capability the grants give.
+func grantInputs(m *compile.Model) []map[string]any {
+	var out []map[string]any
+	for _, c := range calls(m) {
+		for _, pr := range principals {
+			for _, ap := range approvals[:2] {
+				out = append(out, reparse(gridInput(c, pr, nil, ap, nil, landFacts(pr)[0])).(map[string]any))
+			}
+		}
+	}
+	return out
+}
+
+func decideAll(t *testing.T, ev *hcprego.Evaluator, inputs []map[string]any) []map[string]any {
+	t.Helper()
+	out := make([]map[string]any, len(inputs))
+	for i, in := range inputs {
+		res, err := ev.Decide(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = res.Decision
+	}
+	return out
+}
+
+// TestGrantRemovalWidensOnlyThroughDefaults removes each grant of the
+// differential pack set in turn and decides every grant input with and
+// without it. A decision may only keep its code or fall to
+// capability_required, unless the principal was named before and is not
+// any more: then, and only then, a default grant may give it more, and
+// the test sees that happen.
+func TestGrantRemovalWidensOnlyThroughDefaults(t *testing.T) {
+	m := diffModel(t)
+	inputs := grantInputs(m)
+	full := decideAll(t, newPair(t, m, "", reference.Ext{}).rego, inputs)
+	sources := map[string]*compile.Grant{}
+	for _, g := range m.Grants {
+		sources[g.Source()] = g
+	}
+	widened := 0
+	for drop, g := range m.Grants {
+		reduced := withoutGrant(m, drop)
+		after := decideAll(t, newPair(t, reduced, "", reference.Ext{}).rego, inputs)
+		for i, in := range inputs {
+			before, now := full[i], after[i]
+			if now["code"] == before["code"] || now["code"] == "capability_required" {
+				continue
+			}
+			p := in["principal"].(map[string]any)
+			unnamed := named(p, m.Grants) && !named(p, reduced.Grants)
+			if !unnamed || before["code"] != "capability_required" || !pastCapability(now["code"]) {
+				t.Fatalf("removing grant %s (%s) turned %v into %v for %s", g.Source(), g.Subject, before["code"], now["code"], jsonText(in))
+			}
+			src, _ := now["source"].(map[string]any)
+			if giver := sources[fmt.Sprint(src["grant"])]; giver == nil || giver.Subject != "default" {
+				t.Fatalf("removing grant %s widened %s to %v through %v, not a default grant", g.Source(), jsonText(in), now["code"], src["grant"])
+			}
+			widened++
+		}
+	}
+	if widened == 0 {
+		t.Fatal("no removal widened a decision: the exception is not exercised, so the test could not tell it from a bug")
+	}
+	t.Logf("%d grants × %d inputs; %d decisions widened, each through a default grant once the principal was no longer named", len(m.Grants), len(inputs), widened)
+}
+
+// TestLastNamedGrantRemovedDefaultsTakeOver is the exception by example:
+// carol's only grant is principal:carol on beta-pack, so the default read
+// grant on alpha does not hold for her; without that grant she is named
+// by none, and the default grant lets her read alpha.
+func TestLastNamedGrantRemovedDefaultsTakeOver(t *testing.T) {
+	m := diffModel(t)
+	drop := slices.IndexFunc(m.Grants, func(g *compile.Grant) bool { return g.Subject == "principal:carol" })
+	if drop < 0 || slices.ContainsFunc(m.Grants[drop+1:], func(g *compile.Grant) bool { return g.Subject == "principal:carol" }) {
+		t.Fatal("the differential grants must name principal:carol exactly once")
+	}
+	in := reparse(map[string]any{"principal": map[string]any{"id": "carol"}, "pack_id": "alpha", "verb_key": "read.personal.open", "owner": "carol"})
+	decide := func(m *compile.Model) map[string]any {
+		res, err := newPair(t, m, "", reference.Ext{}).rego.Decide(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Decision
+	}
+	if got := decide(m); got["code"] != "capability_required" {
+		t.Fatalf("with her grant on beta-pack, carol's read of alpha is %v, want capability_required", got["code"])
+	}
+	got := decide(withoutGrant(m, drop))
+	src, _ := got["source"].(map[string]any)
+	if got["code"] != "allowed" || src["grant"] != defaultReadAlpha(t, m).Source() {
+		t.Fatalf("without it, carol's read of alpha is %s, want allowed by the default grant", jsonText(got))
+	}
+}
+
+// defaultReadAlpha is the default grant of verb.exec.read on alpha.
+func defaultReadAlpha(t *testing.T, m *compile.Model) *compile.Grant {
+	t.Helper()
+	for _, g := range m.Grants {
+		if g.Subject == "default" && g.PackID == "alpha" && slices.Contains(g.Capabilities, compile.CapRead) {
+			return g
+		}
+	}
+	t.Fatal("no default read grant on alpha")
+	return nil
+}
