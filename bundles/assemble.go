@@ -9,11 +9,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hcp-rego/hcp-rego/compile"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
@@ -24,16 +25,23 @@ import (
 var Roots = []string{"hcp/authz", "hcp/packs", "hcp/grants"}
 
 // Modules returns every module of the bundle for m, sorted by path: the
-// decision library and one generated module a pack.
+// decision library and one generated module a pack, generated on all
+// CPUs.
 func Modules(m *compile.Model) ([]compile.Module, error) {
-	mods := hcprego.Library()
-	for _, p := range m.Packs {
-		mod, err := compile.PackModule(p)
-		if err != nil {
-			return nil, err
-		}
-		mods = append(mods, mod)
+	packs := make([]compile.Module, len(m.Packs))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, p := range m.Packs {
+		g.Go(func() error {
+			var err error
+			packs[i], err = compile.PackModule(p)
+			return err
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	mods := append(hcprego.Library(), packs...)
 	slices.SortFunc(mods, func(a, b compile.Module) int { return strings.Compare(a.Path, b.Path) })
 	return mods, nil
 }
@@ -55,12 +63,10 @@ func Assemble(m *compile.Model, revision string) (*bundle.Bundle, error) {
 		Manifest: manifest(m, revision),
 		Data:     map[string]any{"hcp": map[string]any{"grants": tables}},
 	}
+	// Modules are left unparsed: writing a bundle needs only their bytes,
+	// and an evaluator parses them (hcprego.ParseModules).
 	for _, mod := range mods {
-		parsed, err := ast.ParseModuleWithOpts(mod.Path, string(mod.Source), ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return nil, fmt.Errorf("parse %s: %w", mod.Path, err)
-		}
-		b.Modules = append(b.Modules, bundle.ModuleFile{URL: "/" + mod.Path, Path: "/" + mod.Path, Raw: mod.Source, Parsed: parsed})
+		b.Modules = append(b.Modules, bundle.ModuleFile{URL: "/" + mod.Path, Path: "/" + mod.Path, Raw: mod.Source})
 	}
 	return b, nil
 }

@@ -2,23 +2,32 @@ package compile
 
 import (
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // Load reads every pack and grant file, and returns the model or every
-// problem found in any of them, sorted. It does not lint.
+// problem found in any of them, sorted. It does not lint. Files are read
+// and validated in parallel; the model does not depend on the order they
+// finish in.
 func Load(packDirs, grantFiles []string) (*Model, error) {
 	m := &Model{GrantDigests: map[string]string{}, byID: map[string]*Pack{}}
 	var errs source.Errors
-	for _, dir := range packDirs {
+	packs := inParallel(packDirs, func(dir string) loaded[*Pack] {
 		p, err := LoadPack(dir)
-		if err != nil {
-			errs.Merge(dir, err)
+		return loaded[*Pack]{p, "", err}
+	})
+	for i, r := range packs {
+		if r.err != nil {
+			errs.Merge(packDirs[i], r.err)
 			continue
 		}
+		p := r.value
 		if other, dup := m.byID[p.ID]; dup {
 			errs.Add(p.ManifestFile, p.manifest.Field("id").Pos, "pack id %q is also the id of %s", p.ID, other.ManifestFile)
 			continue
@@ -26,22 +35,51 @@ func Load(packDirs, grantFiles []string) (*Model, error) {
 		m.byID[p.ID] = p
 		m.Packs = append(m.Packs, p)
 	}
-	for _, file := range grantFiles {
-		file = filepath.ToSlash(file)
-		grants, sum, err := LoadGrants(file, len(m.Grants))
-		if err != nil {
-			errs.Merge(file, err)
+	files := inParallel(grantFiles, func(file string) loaded[[]*Grant] {
+		grants, sum, err := LoadGrants(filepath.ToSlash(file), 0)
+		return loaded[[]*Grant]{grants, sum, err}
+	})
+	for i, r := range files {
+		file := filepath.ToSlash(grantFiles[i])
+		if r.err != nil {
+			errs.Merge(file, r.err)
 			continue
 		}
-		m.Grants = append(m.Grants, grants...)
+		for _, g := range r.value {
+			g.Index = len(m.Grants)
+			m.Grants = append(m.Grants, g)
+		}
 		m.GrantFiles = append(m.GrantFiles, file)
-		m.GrantDigests[file] = sum
+		m.GrantDigests[file] = r.sum
 	}
 	if len(errs) > 0 {
 		return nil, errs.Err()
 	}
 	slices.SortFunc(m.Packs, func(a, b *Pack) int { return strings.Compare(a.ID, b.ID) })
 	return m, nil
+}
+
+// loaded is what reading one file gave.
+type loaded[T any] struct {
+	value T
+	sum   string
+	err   error
+}
+
+// inParallel applies load to every item on all CPUs and returns the
+// results in the items' order.
+func inParallel[T any](items []string, load func(string) loaded[T]) []loaded[T] {
+	out := make([]loaded[T], len(items))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, item := range items {
+		g.Go(func() error {
+			out[i] = load(item)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return out
 }
 
 // Open resolves PACK_DIR arguments (see PackDirs) and loads the model.

@@ -6,18 +6,19 @@ import "slices"
 // library reads (rego/grants.rego), so that a decision costs the same for
 // 1 grant or 100,000:
 //
-//	principal[id][pack]   a subject table (below) for principal:ID grants
+//	principal[id][pack]   a scope table (below) for principal:ID grants
 //	role[name][pack]      the same for role:NAME grants
 //	default[pack]         the same for default grants
 //	applies[principal|role][subject][tenant]  true when some grant applies
 //	sources[position]     "file:line" of each grant
 //
-// A subject table maps "verb_key" or "stimulus", then a key, then a tenant,
+// A scope table maps "c", then a capability, to the position of the first
+// pack-wide grant of it; and "v" (commands) or "s" (triggers), then a key,
 // to the position of the first grant on that command or trigger that gives
-// its capability; and "cap", then a capability, then a tenant, to the first
-// pack-wide grant of it. Tenant "" holds grants without a tenant. The first
-// grant for a call is the smallest of the (at most four) positions its
-// subject's table gives.
+// its capability. Those entries hold grants without a tenant; "t", then a
+// tenant, holds a scope table of that tenant's grants. The first grant for
+// a call is the smallest position its subjects' tables give. Keys are
+// short because the tables are most of a large bundle.
 func GrantTables(m *Model) map[string]any {
 	principal, role, deflt := groups{}, groups{}, map[string][]*Grant{}
 	applies := map[string]map[string]map[string]any{"principal": {}, "role": {}}
@@ -75,33 +76,40 @@ func (gs groups) tables(m *Model) map[string]any {
 	return out
 }
 
-// subjectTable builds one subject's table for one pack from its grants
-// there, in order: the first grant of each kind and tenant.
+// subjectTable builds one subject's scope table for one pack from its
+// grants there, in order: the first grant of each kind and tenant.
 func subjectTable(m *Model, grants []*Grant) map[string]any {
 	table := map[string]any{}
 	for _, g := range grants {
+		scope := table
+		if g.Tenant != "" {
+			scope = child(child(table, "t"), g.Tenant)
+		}
 		for _, path := range slotsOf(m, g) {
-			entry := child(child(table, path[0]), path[1])
-			if _, seen := entry[g.Tenant]; !seen {
-				entry[g.Tenant] = g.Index
+			entry := child(scope, path[0])
+			if _, seen := entry[path[1]]; !seen {
+				entry[path[1]] = g.Index
 			}
 		}
 	}
 	return table
 }
 
-// slotsOf lists where a grant goes in a subject table: under "cap" for each
+// kindCode is the scope table key of a row kind.
+var kindCode = map[Kind]string{Verb: "v", Stimulus: "s"}
+
+// slotsOf lists where a grant goes in a scope table: under "c" for each
 // capability of a pack-wide grant; under its row's key when it gives that
 // row's capability (a grant of another capability there never counts).
 func slotsOf(m *Model, g *Grant) [][2]string {
 	r := scopedRow(m, g)
 	if r != nil && slices.Contains(g.Capabilities, r.Capability()) {
-		return [][2]string{{r.Kind.Field(), r.Key}}
+		return [][2]string{{kindCode[r.Kind], r.Key}}
 	}
 	var slots [][2]string
 	if g.VerbKey == "" && g.Stimulus == "" {
 		for _, c := range g.Capabilities {
-			slots = append(slots, [2]string{"cap", c})
+			slots = append(slots, [2]string{"c", c})
 		}
 	}
 	return slots

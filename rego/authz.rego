@@ -57,16 +57,20 @@ _invalid := {"allow": false, "code": "invalid_input", "error": "invalid input", 
 _deny(code, message, fields) := object.union(fields, {"allow": false, "code": code, "error": message})
 
 # _call is the kind of the call and its key.
-_call := {"field": "verb_key", "key": input.verb_key} if {
+_call := {"field": "verb_key", "code": "v", "key": input.verb_key} if {
 	_ = input.verb_key
-} else := {"field": "stimulus", "key": input.stimulus}
+} else := {"field": "stimulus", "code": "s", "key": input.stimulus}
 
 # _row is the generated row, "operation land confirm capability line".
-# Each reference names one rule of the pack's module, so that evaluation
-# never builds the whole module as a document.
-_row := split(data.hcp.packs[input.pack_id].verbs[input.verb_key], " ") if {
+# _row_text is the generated row (see compile/generate.go): "operation land
+# confirm capability line", then " | " and the cli template for commands
+# that have one. Each reference names one rule of the pack's module, so that
+# evaluation never builds the whole module as a document.
+_row_text := data.hcp.packs[input.pack_id].verbs[input.verb_key] if {
 	_ = input.verb_key
-} else := split(data.hcp.packs[input.pack_id].stimuli[input.stimulus], " ")
+} else := data.hcp.packs[input.pack_id].stimuli[input.stimulus]
+
+_row := split(_row_text, " ")
 
 _confirm_value := {"false": false, "true": true, "always": "always"}
 

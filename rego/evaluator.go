@@ -3,11 +3,13 @@ package rego
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
 	oparego "github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"golang.org/x/sync/errgroup"
 )
 
 // DecisionQuery is the query every evaluator and every OPA sidecar asks.
@@ -40,8 +42,12 @@ func WithModule(name, source string) Option {
 	}
 }
 
-// New prepares an evaluator for bundle b.
+// New prepares an evaluator for bundle b, parsing its modules first if
+// they are not parsed yet.
 func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, error) {
+	if err := ParseModules(b); err != nil {
+		return nil, err
+	}
 	// The store hands out AST values, so a decision's lookups into the
 	// grant tables convert nothing (OPA's --optimize-store-for-read-speed).
 	store := inmem.NewFromObjectWithOpts(b.Data, inmem.OptReturnASTValuesOnRead(true))
@@ -81,4 +87,27 @@ func (e *Evaluator) Decide(ctx context.Context, input any) (*Result, error) {
 		return nil, fmt.Errorf("evaluate decision: not an object: %v", rs[0].Bindings["decision"])
 	}
 	return r, nil
+}
+
+// ParseModules parses every module of b that is not parsed yet, on all
+// CPUs. An assembled bundle leaves them unparsed, since writing it needs
+// only their bytes.
+func ParseModules(b *bundle.Bundle) error {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range b.Modules {
+		mf := &b.Modules[i]
+		if mf.Parsed != nil {
+			continue
+		}
+		g.Go(func() error {
+			parsed, err := ast.ParseModuleWithOpts(mf.Path, string(mf.Raw), ast.ParserOptions{RegoVersion: ast.RegoV1})
+			if err != nil {
+				return fmt.Errorf("parse %s: %w", mf.Path, err)
+			}
+			mf.Parsed = parsed
+			return nil
+		})
+	}
+	return g.Wait()
 }

@@ -1,13 +1,12 @@
 # Required capability (SPEC §2.3, §3.3)
 # data.hcp.grants holds lookup tables built at compile time (see
-# compile/tables.go): data.hcp.grants[kind][name][pack] is a subject's table
-# for a pack, for kind "principal" or "role" (and data.hcp.grants.default
-# [pack] for default grants). A table gives the position of the first grant
-# of a kind: by the row's key ("verb_key" or "stimulus", then the key) for
-# grants on one command or trigger that give its capability, or by
-# capability ("cap", then the capability) for pack-wide grants; then by
-# tenant ("" for grants without one). The first grant is the smallest
-# position found, so a decision makes a few lookups and never scans grants.
+# compile/tables.go): principal[id][pack] and role[name][pack] (and
+# default[pack]) are scope tables giving the position of the first grant of
+# a kind: under "c" by capability for pack-wide grants, under "v" or "s" by
+# key for grants on one command or trigger that give its capability, and
+# under "t" by tenant for grants of one tenant. The first grant is the
+# smallest position found, so a decision makes a few lookups a subject and
+# never scans grants.
 package hcp.authz
 
 # _grant is the position of the first grant that gives the capability.
@@ -18,29 +17,54 @@ _grant := min(_named_positions) if {
 	count(_default_positions) > 0
 }
 
-_subjects := array.concat([["principal", input.principal.id]], [["role", r] | some r in input.principal.roles])
-
-_tenants := {object.get(input.principal, "tenant", ""), ""}
-
-_named_positions := {i |
-	some [kind, name] in _subjects
-	table := data.hcp.grants[kind][name][input.pack_id]
-	some [slot, key] in [[_call.field, _call.key], ["cap", _row[3]]]
-	some tenant in _tenants
-	i := table[slot][key][tenant]
+# _named_scopes are the principal's and its roles' scope tables for the
+# pack, and those tables' scopes for the principal's tenant.
+_named_scopes contains s if {
+	s := data.hcp.grants.principal[input.principal.id][input.pack_id]
 }
 
-_default_positions := {i |
-	table := data.hcp.grants.default[input.pack_id]
-	some [slot, key] in [[_call.field, _call.key], ["cap", _row[3]]]
-	some tenant in _tenants
-	i := table[slot][key][tenant]
+_named_scopes contains s if {
+	some role in input.principal.roles
+	s := data.hcp.grants.role[role][input.pack_id]
 }
+
+_named_scopes contains s if {
+	s := data.hcp.grants.principal[input.principal.id][input.pack_id].t[input.principal.tenant]
+}
+
+_named_scopes contains s if {
+	some role in input.principal.roles
+	s := data.hcp.grants.role[role][input.pack_id].t[input.principal.tenant]
+}
+
+_default_scopes contains s if {
+	s := data.hcp.grants.default[input.pack_id]
+}
+
+_default_scopes contains s if {
+	s := data.hcp.grants.default[input.pack_id].t[input.principal.tenant]
+}
+
+# _slots are where a scope table holds the grants that count: by the row's
+# key, and by its capability.
+_slots := [[_call.code, _call.key], ["c", _row[3]]]
+
+_named_positions := {i | some s in _named_scopes; some [kind, name] in _slots; i := s[kind][name]}
+
+_default_positions := {i | some s in _default_scopes; some [kind, name] in _slots; i := s[kind][name]}
 
 # _named holds when some principal: or role: grant applies to the principal,
 # in any pack; default grants then do not count.
+_named if data.hcp.grants.applies.principal[input.principal.id][""]
+
+_named if data.hcp.grants.applies.principal[input.principal.id][input.principal.tenant]
+
 _named if {
-	some [kind, name] in _subjects
-	some tenant in _tenants
-	data.hcp.grants.applies[kind][name][tenant]
+	some role in input.principal.roles
+	data.hcp.grants.applies.role[role][""]
+}
+
+_named if {
+	some role in input.principal.roles
+	data.hcp.grants.applies.role[role][input.principal.tenant]
 }

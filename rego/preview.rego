@@ -9,10 +9,14 @@ _preview := {"command": _call.key, "args": _args, "cli": _cli} if {
 	_cli
 } else := {"command": _call.key, "args": _args}
 
-# _template is the command's cli template: generated as one string of
-# space-separated tokens in which every brace is part of a {name} token, or
-# as an array of tokens otherwise.
-_template := data.hcp.packs[input.pack_id].cli[input.verb_key]
+# _template is the command's cli template: one string of space-separated
+# tokens in which every brace is part of a {name} token, after " | " in the
+# row; or an array of tokens in the pack's cli rule otherwise.
+_template := substring(_row_text, i + 3, -1) if {
+	_ = input.verb_key
+	i := indexof(_row_text, " | ")
+	i >= 0
+} else := data.hcp.packs[input.pack_id].cli[input.verb_key]
 
 # _cli renders the template. The common case, a string template whose
 # arguments are all present, takes a few calls: the placeholders become %s

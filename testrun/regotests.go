@@ -13,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/tester"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -62,6 +63,9 @@ func regoErrors(file string, err error) source.Errors {
 func runRegoTests(ctx context.Context, b *bundle.Bundle, tests map[string]*ast.Module) ([]*Result, error) {
 	if len(tests) == 0 {
 		return nil, nil
+	}
+	if err := hcprego.ParseModules(b); err != nil {
+		return nil, err
 	}
 	mods := map[string]*ast.Module{}
 	for _, m := range b.Modules {
