@@ -6,10 +6,13 @@
 #   (data.hcp.ext). Entry points: decision, allow, gpars_error.
 package hcp.authz
 
-# decision is the decision document of SPEC §3.6, defined for every input:
-# each step of the chain is an else branch, in order, and the first that
-# fails decides.
-decision := _invalid if {
+# decision is the decision document of SPEC §3.6, defined for every input.
+# The common calls take the fast path (fast.rego); every other call goes
+# through the chain: each step is an else branch, in order, and the first
+# that fails decides.
+decision := _fast if {
+	_fast
+} else := _invalid if {
 	not _well_formed
 } else := _deny("unknown_command", "unknown command", _ids) if {
 	not _row
