@@ -38,8 +38,8 @@ lint: ## gofmt and go vet
 fuzz: ## run each fuzz target for FUZZTIME
 	./scripts/fuzz.sh $(FUZZTIME)
 
-bench: ## run the benchmarks and print the ratio table
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+bench: ## measure decisions, builds and activation at scale; print the ratio tables
+	$(GO) run ./bench/report
 
 clean: ## remove build outputs
 	rm -rf bin dist

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// table is one section of the report.
+type table struct {
+	title  string
+	header []string
+	rows   [][]string
+	notes  []string
+}
+
+func (t table) markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s\n\n| %s |\n|%s\n", t.title, strings.Join(t.header, " | "), strings.Repeat(" --- |", len(t.header)))
+	for _, r := range t.rows {
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(r, " | "))
+	}
+	for _, n := range t.notes {
+		fmt.Fprintf(&b, "\n%s\n", n)
+	}
+	return b.String()
+}
+
+func micros(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1000) }
+
+func ratio(x, base float64) string { return fmt.Sprintf("%.1fx", x/base) }
+
+func seconds(s float64) string { return fmt.Sprintf("%.2f s", s) }
+
+func mib(kb int64) string { return fmt.Sprintf("%d MB", kb/1024) }
