@@ -46,7 +46,7 @@ func Load(packDirs, grantFiles []string) (*Model, error) {
 			continue
 		}
 		for _, g := range r.value {
-			g.Index = len(m.Grants)
+			g.Index, g.FileIndex = len(m.Grants), len(m.GrantFiles)
 			m.Grants = append(m.Grants, g)
 		}
 		m.GrantFiles = append(m.GrantFiles, file)

@@ -10,9 +10,10 @@ import "slices"
 //	role[name][pack]      the same for role:NAME grants
 //	default[pack]         the same for default grants
 //	applies[principal|role][subject][tenant]  true when some grant applies
-//	sources[position]     "file:line" of each grant
+//	files[n]              the grant files, in the order given
 //
-// A scope table maps "c", then a capability, to the position of the first
+// A position is Grant.Position: file and line in one number. A scope table
+// maps "c", then a capability, to the position of the first
 // pack-wide grant of it; and "v" (commands) or "s" (triggers), then a key,
 // to the position of the first grant on that command or trigger that gives
 // its capability. Those entries hold grants without a tenant; "t", then a
@@ -22,9 +23,11 @@ import "slices"
 func GrantTables(m *Model) map[string]any {
 	principal, role, deflt := groups{}, groups{}, map[string][]*Grant{}
 	applies := map[string]map[string]map[string]any{"principal": {}, "role": {}}
-	sources := make([]any, len(m.Grants))
+	files := make([]any, len(m.GrantFiles))
+	for i, f := range m.GrantFiles {
+		files[i] = f
+	}
 	for _, g := range m.Grants {
-		sources[g.Index] = g.Source()
 		kind, name, named := splitSubject(g.Subject)
 		switch {
 		case !named:
@@ -50,7 +53,7 @@ func GrantTables(m *Model) map[string]any {
 		"role":      role.tables(m),
 		"default":   defaults,
 		"applies":   applies,
-		"sources":   sources,
+		"files":     files,
 	}
 }
 
@@ -88,7 +91,7 @@ func subjectTable(m *Model, grants []*Grant) map[string]any {
 		for _, path := range slotsOf(m, g) {
 			entry := child(scope, path[0])
 			if _, seen := entry[path[1]]; !seen {
-				entry[path[1]] = g.Index
+				entry[path[1]] = g.Position()
 			}
 		}
 	}

@@ -100,7 +100,7 @@ _granted := {
 	"confirm": _confirm_value[_row[2]],
 	"capability": _row[3],
 	"reasons": [],
-	"source": {"row": _source_row, "grant": data.hcp.grants.sources[_grant]},
+	"source": {"row": _source_row, "grant": _grant_source},
 }
 
 _allowed := {
@@ -113,5 +113,9 @@ _allowed := {
 	"confirm": _confirm_value[_row[2]],
 	"capability": _row[3],
 	"reasons": [],
-	"source": {"row": _source_row, "grant": data.hcp.grants.sources[_grant]},
+	"source": {"row": _source_row, "grant": _grant_source},
 }
+
+# _grant_source is the first grant's "file:line", rebuilt from its position
+# (file << 32 | line, compile.Grant.Position).
+_grant_source := concat("", [data.hcp.grants.files[bits.rsh(_grant, 32)], ":", format_int(bits.and(_grant, 4294967295), 10)])

@@ -51,7 +51,10 @@ _fast := {
 
 # _fast_call is the row and the provenance of a call that passes every step
 # but the gate, judged conservatively: undefined when in doubt.
-_fast_call := [row, {"row": concat(":", [data.hcp.packs[input.pack_id].policy_file, row[4]]), "grant": data.hcp.grants.sources[g]}] if {
+_fast_call := [row, {
+	"row": concat(":", [data.hcp.packs[input.pack_id].policy_file, row[4]]),
+	"grant": concat("", [data.hcp.grants.files[bits.rsh(g, 32)], ":", format_int(bits.and(g, 4294967295), 10)]),
+}] if {
 	_well_formed
 	row := split(data.hcp.packs[input.pack_id].verbs[input.verb_key], " ")
 	[1 | input.pack_reachable == false] == []

@@ -61,7 +61,7 @@ _confirm_required := {
 	"confirm": _confirm_value[_row[2]],
 	"capability": _row[3],
 	"reasons": _gate_reasons,
-	"source": {"row": _source_row, "grant": data.hcp.grants.sources[_grant]},
+	"source": {"row": _source_row, "grant": _grant_source},
 	"preview": _preview,
 	"hint": _hint,
 }

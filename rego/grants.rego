@@ -4,8 +4,9 @@
 # default[pack]) are scope tables giving the position of the first grant of
 # a kind: under "c" by capability for pack-wide grants, under "v" or "s" by
 # key for grants on one command or trigger that give its capability, and
-# under "t" by tenant for grants of one tenant. The first grant is the
-# smallest position found, so a decision makes a few lookups a subject and
+# under "t" by tenant for grants of one tenant. A position is the grant's
+# file (in the order given) and line in one number, so the first grant is
+# the smallest position found, so a decision makes a few lookups a subject and
 # never scans grants.
 package hcp.authz
 
