@@ -2,89 +2,266 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
-// hostileFiles are the contents of a bad input file, by kind of badness.
-// A nil content means "no file"; "DIR" makes a directory in its place.
-func hostileFiles() map[string][]byte {
-	return map[string][]byte{
-		"missing":        nil,
-		"directory":      []byte("DIR"),
-		"empty":          {},
-		"array":          []byte("[]"),
-		"invalid JSON":   []byte(`{"id": "x",`),
-		"NaN":            []byte(`{"id": NaN}`),
-		"Infinity":       []byte(`{"id": Infinity}`),
-		"bad UTF-8":      []byte("{\"id\": \"\xc3\x28\"}"),
-		"deep nesting":   []byte(strings.Repeat("[", 200000) + strings.Repeat("]", 200000)),
-		"30 MB string":   []byte(`{"id": "` + strings.Repeat("a", 30<<20) + `"}`),
-		"duplicate keys": []byte(`{"id": "x", "id": "y"}`),
+// Hostile input files (issue 8): every command that reads packs or grants
+// must refuse each of them with exit 2 and a message that names the file
+// (at line:col where the problem has a place), without a panic, without
+// writing or touching any output, in bounded time and memory. Each runs
+// in-process, one at a time, so that runtime.MemStats counts what the run
+// allocates; a few run the real binary too (the test binary as hcp-rego,
+// put on PATH by testscript.Main) for the process's own exit code.
+
+// The good files of a fixture: one pack, one grant file, a decision input
+// and a case file that names the pack and the grant file.
+var goodFiles = map[string]string{
+	"pack/manifest.json": `{"id": "ledger", "commands": {"transfer": {"cli": ["ledger", "transfer", "{amount}", "--confirm"]}, "balance": {}}}`,
+	"pack/policy.json":   `{"surface_id": "ledger", "version": 1, "verbs": {"transfer": {"operation": "write", "privacy": {"land": "personal"}, "confirm": true}, "balance": {"operation": "read", "privacy": {"land": "personal"}}}}`,
+	"grants.json":        `{"version": 1, "grants": [{"subject": "role:member", "pack_id": "ledger", "capabilities": ["verb.exec.read", "verb.exec.write"]}]}`,
+	"input.json":         `{"principal": {"id": "bob", "roles": ["member"]}, "pack_id": "ledger", "verb_key": "balance", "owner": "bob"}`,
+	"t.cases.yaml":       "packs: [pack]\ngrants: [grants.json]\ncases:\n  - name: a member reads her balance\n    input: {principal: {id: bob, roles: [member]}, pack_id: ledger, verb_key: balance, owner: bob}\n    want: {code: allowed}\n",
+}
+
+// topKey is the member each kind of file is about, so that a hostile file
+// still reads as that kind of file (discovery takes a *.json file that
+// mentions "grants" for a broken grant file).
+var topKey = map[string]string{
+	"pack/manifest.json": "id",
+	"pack/policy.json":   "surface_id",
+	"grants.json":        "grants",
+	"input.json":         "principal",
+	"t.cases.yaml":       "cases",
+}
+
+// The kinds of hostile file. missing and directory have no position;
+// every other kind is refused at a line and column.
+const (
+	kindMissing   = "missing"
+	kindDirectory = "directory"
+	kindEmpty     = "empty"
+	kindArray     = "[]"
+	kindInvalid   = "invalid JSON"
+	kindNaN       = "NaN"
+	kindInfinity  = "Infinity"
+	kindBadUTF8   = "invalid UTF-8"
+	kindDuplicate = "duplicate keys"
+	kindDeep      = "200k-deep nesting"
+	kindHuge      = "30 MB string"
+	kindVersion   = "wrong version"
+	kindConfirm   = "unknown confirm value"
+	kindNoID      = "manifest without id"
+)
+
+// hostileKinds lists the kinds that apply to a target file.
+func hostileKinds(target string) []string {
+	kinds := []string{kindMissing, kindDirectory, kindEmpty, kindArray, kindInvalid, kindNaN, kindInfinity, kindBadUTF8, kindDuplicate, kindDeep, kindHuge}
+	switch target {
+	case "pack/policy.json":
+		kinds = append(kinds, kindVersion, kindConfirm)
+	case "grants.json":
+		kinds = append(kinds, kindVersion)
+	case "pack/manifest.json":
+		kinds = append(kinds, kindNoID)
+	}
+	return kinds
+}
+
+// hostileContent is the content of a hostile file of a kind; nil for
+// missing and directory, which are no content.
+func hostileContent(kind, target string) []byte {
+	key := `"` + topKey[target] + `"`
+	good := goodFiles[target]
+	switch kind {
+	case kindEmpty:
+		return []byte{}
+	case kindArray:
+		return []byte("[]")
+	case kindInvalid:
+		return []byte("{" + key + ": [")
+	case kindNaN:
+		return []byte("{" + key + ": NaN}")
+	case kindInfinity:
+		return []byte("{" + key + ": -Infinity}")
+	case kindBadUTF8:
+		return []byte("{" + key + ": \"\xc3\x28\"}")
+	case kindDuplicate:
+		return []byte("{" + key + ": [], " + strings.TrimPrefix(good, "{"))
+	case kindDeep:
+		return []byte("{" + key + ": " + strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000) + "}")
+	case kindHuge:
+		return slices.Concat([]byte("{"+key+": \""), hugeString(), []byte("\"}"))
+	case kindVersion:
+		return []byte(strings.Replace(good, `"version": 1`, `"version": 2`, 1))
+	case kindConfirm:
+		return []byte(strings.Replace(good, `"confirm": true`, `"confirm": "sometimes"`, 1))
+	case kindNoID:
+		return []byte(strings.Replace(good, `"id": "ledger", `, "", 1))
+	}
+	return nil
+}
+
+// hugeString is the 30 MB string value, made once.
+var hugeString = sync.OnceValue(func() []byte { return bytes.Repeat([]byte("a"), 30<<20) })
+
+// positioned reports whether a kind of file is refused at a line:col.
+func positioned(kind string) bool { return kind != kindMissing && kind != kindDirectory }
+
+// writeTree writes files (path → content) under dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for path, text := range files {
+		full := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
-// writeHostile writes content at path as hostileFiles describes it.
-func writeHostile(t *testing.T, path string, content []byte) {
+// placeHostile replaces target under dir by a hostile file of kind and
+// returns its size.
+func placeHostile(t *testing.T, dir, target, kind string) int {
 	t.Helper()
-	switch {
-	case content == nil:
-		return
-	case string(content) == "DIR":
-		if err := os.MkdirAll(path, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	default:
-		if err := os.WriteFile(path, content, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// runIn runs hcp-rego in-process in dir and returns its exit code and
-// output.
-func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
-	t.Helper()
-	wd, _ := os.Getwd()
-	if err := os.Chdir(dir); err != nil {
+	path := filepath.Join(dir, target)
+	if err := os.RemoveAll(path); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Chdir(wd)
-	var out, errOut bytes.Buffer
-	code := run(args, streams{in: strings.NewReader(""), out: &out, err: &errOut})
-	return code, out.String(), errOut.String()
+	switch kind {
+	case kindMissing:
+		return 0
+	case kindDirectory:
+		if err := os.Mkdir(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	}
+	content := hostileContent(kind, target)
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return len(content)
 }
 
-func TestHostileInputs(t *testing.T) {
-	good := map[string]string{
-		"manifest.json": `{"id": "p", "commands": {"a": {}}}`,
-		"policy.json":   `{"surface_id": "p", "verbs": {"a": {"operation": "read", "privacy": {"land": "personal"}}}}`,
-	}
-	for _, target := range []string{"pack/manifest.json", "pack/policy.json", "grants.json"} {
-		for kind, content := range hostileFiles() {
-			t.Run(target+"/"+kind, func(t *testing.T) {
-				dir := t.TempDir()
-				os.MkdirAll(filepath.Join(dir, "pack"), 0o755)
-				for name, text := range good {
-					os.WriteFile(filepath.Join(dir, "pack", name), []byte(text), 0o644)
-				}
-				os.WriteFile(filepath.Join(dir, "grants.json"), []byte(`{"grants": []}`), 0o644)
-				os.Remove(filepath.Join(dir, target))
-				writeHostile(t, filepath.Join(dir, target), content)
-
-				code, out, errOut := runIn(t, dir, "lint", "pack", "--grants", "grants.json")
-				if code != exitBadInput {
-					t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitBadInput, errOut)
-				}
-				if out != "" {
-					t.Errorf("stdout not empty: %q", out)
-				}
-				if !strings.HasPrefix(errOut, target+":") {
-					t.Errorf("stderr does not start with the file name %s:\n%.300s", target, errOut)
-				}
-			})
+// snapshot maps every file and folder under dir to a digest of its
+// content ("dir" for a folder), so that a run that writes, removes or
+// changes anything shows. A file over 1 MiB (a hostile input, never an
+// output) is known by its size and modification time.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			out[rel] = "dir"
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() > 1<<20 {
+			out[rel] = fmt.Sprint(info.Size(), info.ModTime())
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		out[rel] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Bounds on one run: generous, as guards against a hang or a blow-up.
+// What a run may allocate grows with the hostile file: a 30 MB string
+// costs some 165 MiB in JSON (read, scanned, unquoted) and 285 MiB in
+// YAML (whose parser builds its node tree before hcp-rego sees a value).
+const (
+	maxRunTime     = 10 * time.Second
+	baseAllocation = 32 << 20 // bytes a run may allocate whatever its input
+	allocPerByte   = 12       // and per byte of the hostile file
+)
+
+// outcome is what one run gave.
+type outcome struct {
+	code           int
+	stdout, stderr string
+	elapsed        time.Duration
+	allocated      uint64 // bytes; in-process runs only
+}
+
+// runInProcess runs the command line as main would, with empty stdin,
+// and fails the test when it takes longer than maxRunTime or allocates
+// more than the bound for an input of inputSize bytes. It must not run
+// beside other tests: the allocation count is the process's.
+func runInProcess(t *testing.T, inputSize int, args ...string) outcome {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	code := run(args, streams{in: strings.NewReader(""), out: &out, err: &errOut})
+	o := outcome{code: code, stdout: out.String(), stderr: errOut.String(), elapsed: time.Since(start)}
+	runtime.ReadMemStats(&after)
+	o.allocated = after.TotalAlloc - before.TotalAlloc
+	t.Logf("hcp-rego %.100s: exit %d in %v, %d MiB allocated", strings.Join(args, " "), o.code, o.elapsed.Round(time.Millisecond), o.allocated>>20)
+	o.checkBounds(t, args)
+	if limit := uint64(baseAllocation + allocPerByte*inputSize); o.allocated > limit {
+		t.Errorf("hcp-rego %s allocated %d MiB, more than %d MiB", strings.Join(args, " "), o.allocated>>20, limit>>20)
+	}
+	return o
+}
+
+// runBinary runs hcp-rego as its own process in dir, with stdin, and
+// fails the test when the run exceeds the time bound or panics.
+func runBinary(t *testing.T, dir, stdin string, args ...string) outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*maxRunTime)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "hcp-rego", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
+		t.Fatalf("hcp-rego %s: %v", strings.Join(args, " "), err)
+	}
+	o := outcome{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String(), elapsed: time.Since(start)}
+	o.checkBounds(t, args)
+	return o
+}
+
+// checkBounds fails the test on a panic or a slow run.
+func (o outcome) checkBounds(t *testing.T, args []string) {
+	t.Helper()
+	line := strings.Join(args, " ")
+	switch {
+	case strings.Contains(o.stderr, "panic:") || strings.Contains(o.stderr, "goroutine "):
+		t.Fatalf("hcp-rego %s panicked:\n%.2000s", line, o.stderr)
+	case o.elapsed > maxRunTime:
+		t.Errorf("hcp-rego %s took %v, more than %v", line, o.elapsed, maxRunTime)
 	}
 }
