@@ -1,0 +1,107 @@
+package main
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHostileBundles gives eval --bundle files that are no bundle, or a
+// broken one: exit 2, nothing on stdout, a short message that starts with
+// the bundle's path. Cases that show a known bug are skipped, naming it;
+// HOSTILE_RUN_SKIPPED=1 runs them (to check a fix).
+func TestHostileBundles(t *testing.T) {
+	cases := []struct {
+		name string
+		make func(t *testing.T, dir string) string // returns the --bundle path
+		skip string
+	}{
+		{name: "missing", make: func(t *testing.T, dir string) string { return filepath.Join(dir, "nowhere.tar.gz") }},
+		{name: "empty file", make: func(t *testing.T, dir string) string { return writeBundleFile(t, dir, nil) }},
+		{name: "not gzip", make: func(t *testing.T, dir string) string {
+			return writeBundleFile(t, dir, []byte(goodFiles["grants.json"]))
+		}},
+		{name: "truncated", make: func(t *testing.T, dir string) string {
+			good := buildGood(t, dir)
+			return writeBundleFile(t, dir, good[:len(good)/2])
+		}},
+		{name: "gzip of garbage", make: func(t *testing.T, dir string) string {
+			return tarball(t, dir, func(w io.Writer) { w.Write([]byte(strings.Repeat("not a tar header ", 64))) })
+		}},
+		{name: "a folder that holds no bundle", skip: "bug: eval --bundle on a folder without the hcp.authz library says \"evaluate decision: 0 results, want 1 ...\" without naming the folder",
+			make: func(t *testing.T, dir string) string { return filepath.Join(dir, "pack") }},
+		{name: "a module of 80 MiB", skip: "bug: bundles.Read sets no size limit (OPA's default is 1 GiB a file) and the parse error quotes the whole line: an 800 MB member of an 815 KB .tar.gz took 101 s, 14.8 GB and a 1.6 GB message",
+			make: func(t *testing.T, dir string) string {
+				return tarball(t, dir, func(w io.Writer) {
+					tw := tar.NewWriter(w)
+					tw.WriteHeader(&tar.Header{Name: "hcp/authz/x.rego", Mode: 0o644, Size: 80 << 20})
+					tw.Write(make([]byte, 80<<20))
+					tw.Close()
+				})
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.skip != "" && os.Getenv("HOSTILE_RUN_SKIPPED") == "" {
+				t.Skip(c.skip)
+			}
+			dir, _ := fixture(t, nil)
+			bundle := c.make(t, dir)
+			info, _ := os.Stat(bundle)
+			size := 0
+			if info != nil && !info.IsDir() {
+				size = int(info.Size())
+			}
+			o := runInProcess(t, size, "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
+			if o.code != exitBadInput || o.stdout != "" || !strings.HasPrefix(o.stderr, bundle+": ") || len(o.stderr) > 4096 {
+				t.Errorf("exit %d, stdout %q, stderr %.500q (%d bytes); want exit 2 and a short message starting %s: ", o.code, o.stdout, o.stderr, len(o.stderr), bundle)
+			}
+		})
+	}
+}
+
+// buildGood builds the fixture's bundle and returns its bytes.
+func buildGood(t *testing.T, dir string) []byte {
+	t.Helper()
+	out := filepath.Join(dir, "good.tar.gz")
+	if o := runInProcess(t, 0, "build", filepath.Join(dir, "pack"), "--grants", filepath.Join(dir, "grants.json"), "-o", out); o.code != exitOK {
+		t.Fatalf("build: exit %d: %s", o.code, o.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func writeBundleFile(t *testing.T, dir string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(dir, "hostile.tar.gz")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// tarball writes a gzip stream whose content write gives.
+func tarball(t *testing.T, dir string, write func(io.Writer)) string {
+	t.Helper()
+	path := filepath.Join(dir, "hostile.tar.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	write(zw)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
