@@ -8,6 +8,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
+
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 // Verification says how Read checks a bundle's signature, as an OPA
@@ -100,28 +102,48 @@ func Read(path string, v *Verification) (*bundle.Bundle, error) {
 	} else {
 		reader = reader.WithBundleVerificationConfig(cfg)
 	}
-	b, err := reader.Read()
+	b, err := reader.WithSizeLimitBytes(MaxFileBytes).Read()
 	if err != nil {
-		return nil, fmt.Errorf("%s: bundle refused: %w", path, err)
+		return nil, fmt.Errorf("%s: bundle refused: %s", path, hcprego.Shorten(err.Error()))
+	}
+	if !hasLibrary(&b) {
+		return nil, fmt.Errorf("%s: not a bundle hcp-rego built: no hcp.authz decision library", path)
 	}
 	return &b, nil
 }
 
+// MaxFileBytes bounds each file of a bundle that Read accepts: a generated
+// module is a few kilobytes, and grant tables of a million grants are
+// about 50 MB.
+const MaxFileBytes = 64 << 20
+
+// hasLibrary reports whether b holds the decision library.
+func hasLibrary(b *bundle.Bundle) bool {
+	library := ast.MustParseRef("data.hcp.authz")
+	for _, m := range b.Modules {
+		if m.Parsed != nil && m.Parsed.Package.Path.Equal(library) {
+			return true
+		}
+	}
+	return false
+}
+
 // open returns the loader for a bundle file or directory, and what closes
-// it.
+// it. The loader refuses a file over MaxFileBytes by the size its header
+// or the file system gives, before reading it.
 func open(path string) (bundle.DirectoryLoader, func(), error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, pathless(err)
 	}
 	if info.IsDir() {
-		return bundle.NewDirectoryLoader(path), func() {}, nil
+		return bundle.NewDirectoryLoader(path).WithSizeLimitBytes(MaxFileBytes), func() {}, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, pathless(err)
 	}
-	return bundle.NewTarballLoader(f), func() { f.Close() }, nil
+	return bundle.NewTarballLoader(f).WithSizeLimitBytes(MaxFileBytes), func() { f.Close() }, nil
 }
 
 // pathless drops the path from a file system error whose message is
