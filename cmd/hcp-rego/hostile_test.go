@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -192,15 +193,27 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// Bounds on one run: generous, as guards against a hang or a blow-up.
+// Bounds on one run, generous, as guards against a blow-up or a hang.
 // What a run may allocate grows with the hostile file: a 30 MB string
 // costs some 165 MiB in JSON (read, scanned, unquoted) and 285 MiB in
 // YAML (whose parser builds its node tree before hcp-rego sees a value).
 const (
-	maxRunTime     = 10 * time.Second
 	baseAllocation = 32 << 20 // bytes a run may allocate whatever its input
 	allocPerByte   = 12       // and per byte of the hostile file
 )
+
+// maxRunTime bounds one run: 10 s, or 60 s under the race detector,
+// which makes reading a 30 MB file some ten times slower.
+var maxRunTime = sync.OnceValue(func() time.Duration {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return 60 * time.Second
+			}
+		}
+	}
+	return 10 * time.Second
+})
 
 // outcome is what one run gave.
 type outcome struct {
@@ -211,7 +224,7 @@ type outcome struct {
 }
 
 // runInProcess runs the command line as main would, with empty stdin,
-// and fails the test when it takes longer than maxRunTime or allocates
+// and fails the test when it takes longer than maxRunTime() or allocates
 // more than the bound for an input of inputSize bytes. It must not run
 // beside other tests: the allocation count is the process's.
 func runInProcess(t *testing.T, inputSize int, args ...string) outcome {
@@ -237,7 +250,7 @@ func runInProcess(t *testing.T, inputSize int, args ...string) outcome {
 // fails the test when the run exceeds the time bound or panics.
 func runBinary(t *testing.T, dir, stdin string, args ...string) outcome {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*maxRunTime)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*maxRunTime())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "hcp-rego", args...)
 	cmd.Dir = dir
@@ -261,7 +274,7 @@ func (o outcome) checkBounds(t *testing.T, args []string) {
 	switch {
 	case strings.Contains(o.stderr, "panic:") || strings.Contains(o.stderr, "goroutine "):
 		t.Fatalf("hcp-rego %s panicked:\n%.2000s", line, o.stderr)
-	case o.elapsed > maxRunTime:
-		t.Errorf("hcp-rego %s took %v, more than %v", line, o.elapsed, maxRunTime)
+	case o.elapsed > maxRunTime():
+		t.Errorf("hcp-rego %s took %v, more than %v", line, o.elapsed, maxRunTime())
 	}
 }
