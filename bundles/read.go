@@ -106,10 +106,21 @@ func Read(path string, v *Verification) (*bundle.Bundle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: bundle refused: %s", path, hcprego.Shorten(err.Error()))
 	}
-	if !hasLibrary(&b) {
+	return &b, nil
+}
+
+// ReadDecisionBundle reads, as Read does, a bundle to decide with: one
+// that holds the hcp.authz decision library. Anything else is refused,
+// naming path.
+func ReadDecisionBundle(path string, v *Verification) (*bundle.Bundle, error) {
+	b, err := Read(path, v)
+	if err != nil {
+		return nil, err
+	}
+	if !hasLibrary(b) {
 		return nil, fmt.Errorf("%s: not a bundle hcp-rego built: no hcp.authz decision library", path)
 	}
-	return &b, nil
+	return b, nil
 }
 
 // MaxFileBytes bounds each file of a bundle that Read accepts: a generated

@@ -132,7 +132,7 @@ func (o evalOptions) load() (*compile.Model, *bundle.Bundle, error) {
 		if o.verifying {
 			v = &o.verify
 		}
-		b, err := bundles.Read(o.bundle, v)
+		b, err := bundles.ReadDecisionBundle(o.bundle, v)
 		return nil, b, err
 	}
 	m, err := compile.Checked(o.packs, o.grants)
