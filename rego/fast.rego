@@ -51,11 +51,35 @@ _fast := {
 
 # _fast_call is the row and the provenance of a call that passes every step
 # but the gate, judged conservatively: undefined when in doubt.
+# _fast_shape holds for the common shape of a well-formed command call, by
+# one regular expression over the input's canonical JSON (keys sorted) without
+# args, which must be an object:
+#
+#	{ access: {allow: [], mode: ask|run}?, apply, confirm, dry_run: boolean?,
+#	  owner: string?, pack_id: non-empty string, pack_reachable: boolean?,
+#	  principal: {id: non-empty string, projects, roles: [string]?, tenant: string?},
+#	  project_id: string?, verb_key: non-empty string,
+#	  workspace: {paths: [string]?, root: string?}? }
+#
+# It is stricter than SPEC §3.1 (no stimulus, no allow rules, no other
+# member of principal): whatever it refuses goes to the chain, which checks
+# well-formedness in full (input.rego). It never accepts what §3.1 refuses.
+_fast_shape if {
+	regex.match(
+		`^\{(?:"access":\{(?:"allow":\[\](?:,"mode":"(?:ask|run)")?|"mode":"(?:ask|run)")?\},)?(?:"apply":(?:true|false),)?(?:"confirm":(?:true|false),)?(?:"dry_run":(?:true|false),)?(?:"owner":"(?:[^"\\]|\\.)*",)?"pack_id":"(?:[^"\\]|\\.)+",(?:"pack_reachable":(?:true|false),)?"principal":\{"id":"(?:[^"\\]|\\.)+"(?:,"projects":\[(?:"(?:[^"\\]|\\.)*"(?:,"(?:[^"\\]|\\.)*")*)?\])?(?:,"roles":\[(?:"(?:[^"\\]|\\.)*"(?:,"(?:[^"\\]|\\.)*")*)?\])?(?:,"tenant":"(?:[^"\\]|\\.)*")?\},(?:"project_id":"(?:[^"\\]|\\.)*",)?"verb_key":"(?:[^"\\]|\\.)+"(?:,"workspace":\{(?:"paths":\[(?:"(?:[^"\\]|\\.)*"(?:,"(?:[^"\\]|\\.)*")*)?\](?:,"root":"(?:[^"\\]|\\.)*")?|"root":"(?:[^"\\]|\\.)*")?\})?\}$`,
+		json.marshal(object.filter(input, [
+			"access", "apply", "confirm", "dry_run", "owner", "pack_id", "pack_reachable",
+			"principal", "project_id", "stimulus", "verb_key", "workspace",
+		])),
+	)
+	is_object(object.get(input, "args", {}))
+}
+
 _fast_call := [row, {
 	"row": concat(":", [data.hcp.packs[input.pack_id].policy_file, row[4]]),
 	"grant": concat("", [data.hcp.grants.files[bits.rsh(g, 32)], ":", format_int(bits.and(g, 4294967295), 10)]),
 }] if {
-	_well_formed
+	_fast_shape
 	row := split(data.hcp.packs[input.pack_id].verbs[input.verb_key], " ")
 	[1 | input.pack_reachable == false] == []
 	[1 | data.hcp.ext.deny] == []
