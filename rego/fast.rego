@@ -22,7 +22,7 @@ _fast := {
 	"reasons": [],
 	"source": source,
 } if {
-	[row, source] := _fast_call
+	[row, _, source] := _fast_call
 	row[2] == "false"
 }
 
@@ -38,19 +38,29 @@ _fast := {
 	"capability": row[3],
 	"reasons": [],
 	"source": source,
-	"preview": _preview,
+	"preview": {"command": input.verb_key, "args": args, "cli": sprintf(format, words)},
 	"hint": _hint,
 } if {
-	[row, source] := _fast_call
+	[row, text, source] := _fast_call
 	row[2] != "false"
 	[1 | input.confirm == true] == []
 	[1 | input.apply == true] == []
 	[1 | some _ in input.access.allow] == []
 	[1 | row[2] == "true"; input.access.mode == "run"] == []
+
+	# The preview of a string template whose arguments are all present, as
+	# preview.rego renders it: the placeholders become %s of one sprintf.
+	args := object.get(input, "args", {})
+	at := indexof(text, " | ")
+	at >= 0
+	template := substring(text, at + 3, -1)
+	names := regex.find_all_string_submatch_n(`\{([^{}]+)\}`, template, -1)
+	words := [_word(args[name]) | some [_, name] in names]
+	count(words) == count(names)
+	suffix := object.get({true: ""}, regex.match(`(^| )--(confirm|apply)( |$)`, template), " --confirm")
+	format := concat("", [regex.replace(replace(template, "%", "%%"), `\{[^{}]+\}`, "%s"), suffix])
 }
 
-# _fast_call is the row and the provenance of a call that passes every step
-# but the gate, judged conservatively: undefined when in doubt.
 # _fast_shape holds for the common shape of a well-formed command call, by
 # one regular expression over the input's canonical JSON (keys sorted) without
 # args, which must be an object:
@@ -75,12 +85,15 @@ _fast_shape if {
 	is_object(object.get(input, "args", {}))
 }
 
-_fast_call := [row, {
+# _fast_call is the row, its text and the provenance of a call that passes
+# every step but the gate, judged conservatively: undefined when in doubt.
+_fast_call := [row, text, {
 	"row": concat(":", [data.hcp.packs[input.pack_id].policy_file, row[4]]),
 	"grant": concat("", [data.hcp.grants.files[bits.rsh(g, 32)], ":", format_int(bits.and(g, 4294967295), 10)]),
 }] if {
 	_fast_shape
-	row := split(data.hcp.packs[input.pack_id].verbs[input.verb_key], " ")
+	text := data.hcp.packs[input.pack_id].verbs[input.verb_key]
+	row := split(text, " ")
 	[1 | input.pack_reachable == false] == []
 	[1 | data.hcp.ext.deny] == []
 	[1 | data.hcp.ext.confirm] == []
