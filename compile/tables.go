@@ -17,8 +17,9 @@ import "slices"
 // pack-wide grant of it; and "v" (commands) or "s" (triggers), then a key,
 // to the position of the first grant on that command or trigger that gives
 // its capability. Those entries hold grants without a tenant; "t", then a
-// tenant, holds a scope table of that tenant's grants. The first grant for
-// a call is the smallest position its subjects' tables give. Keys are
+// tenant, holds the scope of that tenant's principals: its grants and those
+// without a tenant. The first grant for a call is the smallest position its
+// subjects' scopes give. Keys are
 // short because the tables are most of a large bundle.
 func GrantTables(m *Model) map[string]any {
 	principal, role, deflt := groups{}, groups{}, map[string][]*Grant{}
@@ -80,7 +81,10 @@ func (gs groups) tables(m *Model) map[string]any {
 }
 
 // subjectTable builds one subject's scope table for one pack from its
-// grants there, in order: the first grant of each kind and tenant.
+// grants there, in order: the first grant of each kind and tenant. A
+// tenant's scope (under "t") also holds the grants without a tenant, where
+// they come first, so a call looks in one scope: its tenant's when there
+// is one, the table itself otherwise.
 func subjectTable(m *Model, grants []*Grant) map[string]any {
 	table := map[string]any{}
 	for _, g := range grants {
@@ -89,13 +93,28 @@ func subjectTable(m *Model, grants []*Grant) map[string]any {
 			scope = child(child(table, "t"), g.Tenant)
 		}
 		for _, path := range slotsOf(m, g) {
-			entry := child(scope, path[0])
-			if _, seen := entry[path[1]]; !seen {
-				entry[path[1]] = g.Position()
+			setFirst(scope, path, g.Position())
+		}
+	}
+	tenants, _ := table["t"].(map[string]any)
+	for _, scope := range tenants {
+		for _, kind := range []string{"c", "v", "s"} {
+			entries, _ := table[kind].(map[string]any)
+			for name, pos := range entries {
+				setFirst(scope.(map[string]any), [2]string{kind, name}, pos.(int64))
 			}
 		}
 	}
 	return table
+}
+
+// setFirst records pos under path in scope unless an earlier grant is
+// there already.
+func setFirst(scope map[string]any, path [2]string, pos int64) {
+	entry := child(scope, path[0])
+	if first, seen := entry[path[1]].(int64); !seen || pos < first {
+		entry[path[1]] = pos
+	}
 }
 
 // kindCode is the scope table key of a row kind.

@@ -98,7 +98,19 @@ _fast_call := [row, text, {
 	[1 | data.hcp.ext.deny] == []
 	[1 | data.hcp.ext.confirm] == []
 	slots := [["v", input.verb_key], ["c", row[3]]]
-	g := min(((({i | s := data.hcp.grants.principal[input.principal.id][input.pack_id]; some [k, n] in slots; i := s[k][n]} | {i | some r in input.principal.roles; s := data.hcp.grants.role[r][input.pack_id]; some [k, n] in slots; i := s[k][n]}) | {i | s := data.hcp.grants.principal[input.principal.id][input.pack_id].t[input.principal.tenant]; some [k, n] in slots; i := s[k][n]}) | {i | some r in input.principal.roles; s := data.hcp.grants.role[r][input.pack_id].t[input.principal.tenant]; some [k, n] in slots; i := s[k][n]}))
+	tenant := object.get(input.principal, "tenant", "")
+	g := min({i |
+		t := data.hcp.grants.principal[input.principal.id][input.pack_id]
+		s := object.get(t, ["t", tenant], t)
+		some [k, n] in slots
+		i := s[k][n]
+	} | {i |
+		some r in input.principal.roles
+		t := data.hcp.grants.role[r][input.pack_id]
+		s := object.get(t, ["t", tenant], t)
+		some [k, n] in slots
+		i := s[k][n]
+	})
 	_fast_land(row[1])
 }
 
