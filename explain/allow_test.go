@@ -1,0 +1,63 @@
+package explain
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func decode(t *testing.T, text string) any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestRuleMismatch checks the reason given for each way an exact allow
+// rule can fail to match a call, and "" for a match.
+func TestRuleMismatch(t *testing.T) {
+	call := readCall(decode(t, `{"principal": {"id": "a"}, "pack_id": "ledger", "verb_key": "transfer",
+		"args": {"amount": "2.80", "payee": "demo"}}`))
+	tests := []struct{ rule, want string }{
+		{`{"pack_id": "ledger", "verb_key": "transfer", "args": {"payee": "demo"}, "limits": {"amount": {"max": 5}}}`, ""},
+		{`{"pack_id": "ledger", "verb_key": "transfer", "args": {"payee": "demo", "amount": 2.8}}`, `argument "amount" is "2.80", the rule pins 2.8`},
+		{`{"pack_id": "ledger", "verb_key": "transfer", "args": {"payee": "demo"}}`, `argument "amount" is neither pinned nor limited`},
+		{`{"pack_id": "ledger", "verb_key": "transfer", "args": {"payee": "demo"}, "limits": {"amount": {"min": "3"}}}`, `argument "amount" is "2.80", below min "3"`},
+		{`{"pack_id": "ledger", "verb_key": "transfer", "args": {"payee": "demo"}, "limits": {"amount": {"max": 2}}}`, `argument "amount" is "2.80", above max 2`},
+		{`{"pack_id": "ledger", "verb_key": "transfer", "args": {"payee": "demo"}, "limits": {"amount": {"max": true}}}`, `limits["amount"] must hold only numbers min and max`},
+		{`{"pack_id": "ledger", "verb_key": "transfer", "args": {"payee": "other"}, "limits": {"amount": {}}}`, `argument "payee" is "demo", the rule pins "other"`},
+		{`{"pack_id": "ledger", "verb_key": "transfer", "args": {"note": "x"}}`, `pinned argument "note" is not in the call`},
+		{`{"pack_id": "mail", "verb_key": "transfer"}`, `pack_id "mail" is not "ledger"`},
+		{`{"pack_id": "ledger", "verb_key": "refund"}`, `verb_key "refund" is not "transfer"`},
+		{`{"pack_id": "ledger", "verb_key": "transfer", "limit": {}}`, `unknown field "limit"`},
+		{`"ledger"`, `it is not an object`},
+	}
+	for _, tt := range tests {
+		if got := ruleMismatch(decode(t, tt.rule), call); got != tt.want {
+			t.Errorf("rule %s:\n got  %q\n want %q", tt.rule, got, tt.want)
+		}
+	}
+}
+
+// TestDescribeLand checks what the land step says for each land and fact.
+func TestDescribeLand(t *testing.T) {
+	tests := []struct{ land, input, want string }{
+		{"personal", `{"principal": {"id": "a"}, "owner": "a"}`, `personal land: owner "a" is the principal`},
+		{"personal", `{"principal": {"id": "a"}}`, `personal land: owner is missing`},
+		{"personal", `{"principal": {"id": "a"}, "owner": "b"}`, `personal land: owner "b" is not the principal "a"`},
+		{"brain", `{"principal": {"id": "a", "projects": ["p1"]}, "project_id": "p2"}`, `brain land: project "p2" is not in principal.projects`},
+		{"brain", `{"principal": {"id": "a"}}`, `brain land: project_id is missing`},
+		{"local", `{"principal": {"id": "a"}, "workspace": {"root": "/w/p/"}}`, `local land: workspace.root "/w/p/" is not absolute and clean`},
+		{"local", `{"principal": {"id": "a"}, "workspace": {"root": "/w/p", "paths": ["/w/p2/x"]}}`, `local land: workspace.root "/w/p" | path "/w/p2/x" is not below the root`},
+	}
+	for _, tt := range tests {
+		got := strings.Join(describeLand(readCall(decode(t, tt.input)), map[string]any{"land": tt.land}), " | ")
+		if got != tt.want {
+			t.Errorf("%s %s:\n got  %q\n want %q", tt.land, tt.input, got, tt.want)
+		}
+	}
+}
