@@ -3,11 +3,11 @@
 # compile/tables.go): principal[id][pack] and role[name][pack] (and
 # default[pack]) are scope tables giving the position of the first grant of
 # a kind: under "c" by capability for pack-wide grants, under "v" or "s" by
-# key for grants on one command or trigger that give its capability, and
-# under "t" by tenant for grants of one tenant. A position is the grant's
-# file (in the order given) and line in one number, so the first grant is
-# the smallest position found, so a decision makes a few lookups a subject and
-# never scans grants.
+# key for grants on one command or trigger that give its capability. Under
+# "t", a tenant's scope holds that tenant's grants and those without a
+# tenant, so a call looks in one scope a subject. A position is the grant's
+# file (in the order given) and line in one number: the first grant is the
+# smallest position found, and a decision never scans grants.
 package hcp.authz
 
 # _grant is the position of the first grant that gives the capability.
@@ -18,32 +18,23 @@ _grant := min(_named_positions) if {
 	count(_default_positions) > 0
 }
 
-# _named_scopes are the principal's and its roles' scope tables for the
-# pack, and those tables' scopes for the principal's tenant.
-_named_scopes contains s if {
-	s := data.hcp.grants.principal[input.principal.id][input.pack_id]
-}
+_tenant := object.get(input.principal, "tenant", "")
 
+# _named_scopes are the principal's and its roles' scopes for the pack.
 _named_scopes contains s if {
-	some role in input.principal.roles
-	s := data.hcp.grants.role[role][input.pack_id]
-}
-
-_named_scopes contains s if {
-	s := data.hcp.grants.principal[input.principal.id][input.pack_id].t[input.principal.tenant]
+	t := data.hcp.grants.principal[input.principal.id][input.pack_id]
+	s := object.get(t, ["t", _tenant], t)
 }
 
 _named_scopes contains s if {
 	some role in input.principal.roles
-	s := data.hcp.grants.role[role][input.pack_id].t[input.principal.tenant]
+	t := data.hcp.grants.role[role][input.pack_id]
+	s := object.get(t, ["t", _tenant], t)
 }
 
 _default_scopes contains s if {
-	s := data.hcp.grants.default[input.pack_id]
-}
-
-_default_scopes contains s if {
-	s := data.hcp.grants.default[input.pack_id].t[input.principal.tenant]
+	t := data.hcp.grants.default[input.pack_id]
+	s := object.get(t, ["t", _tenant], t)
 }
 
 # _slots are where a scope table holds the grants that count: by the row's
