@@ -31,12 +31,15 @@ func PackModule(p *Pack) (Module, error) {
 	b.WriteString("# Each row reads \"operation land confirm capability line\": the row of\n")
 	b.WriteString("# policy.json, the capability it requires and the line it stands on; a\n")
 	b.WriteString("# command's cli template follows \" | \", or stands in cli when a token\n")
-	b.WriteString("# holds a space or a brace of its own.\n")
+	b.WriteString("# holds a space or a brace of its own. A gated command's preview, the\n")
+	b.WriteString("# sprintf format of its cli template and then the argument names, one a\n")
+	b.WriteString("# line, stands in previews.\n")
 	fmt.Fprintf(&b, "package hcp.packs[%s]\n\n", quote(p.ID))
 	fmt.Fprintf(&b, "policy_file := %s\n\n", quote(p.PolicyFile))
 	writeRows(&b, "verbs", p.Verbs)
 	writeRows(&b, "stimuli", p.Stimuli)
 	writeTemplates(&b, p.Verbs)
+	writePreviews(&b, p.Verbs)
 	return formatModule(PackModulePath(p.ID), b.String())
 }
 
@@ -77,6 +80,46 @@ func writeTemplates(b *strings.Builder, rows map[string]*Row) {
 	if len(entries) > 0 {
 		b.WriteString("\ncli := {\n" + strings.Join(entries, "") + "}\n")
 	}
+}
+
+// writePreviews writes the precomputed previews of the gated commands
+// whose cli template fits a row string (see PreviewText); there is no
+// previews rule when no command has one.
+func writePreviews(b *strings.Builder, rows map[string]*Row) {
+	var entries []string
+	for _, key := range sortedKeys(rows) {
+		if text, ok := PreviewText(rows[key]); ok {
+			entries = append(entries, fmt.Sprintf("\t%s: %s,\n", quote(key), quote(text)))
+		}
+	}
+	if len(entries) > 0 {
+		b.WriteString("\npreviews := {\n" + strings.Join(entries, "") + "}\n")
+	}
+}
+
+// PreviewText is what a gated row's preview.cli needs that does not depend
+// on the call (SPEC §3.4): the sprintf format of its string template, each
+// {name} token a %s and --confirm appended when neither --confirm nor
+// --apply is there, then the names of the arguments in order, one a line.
+// Rows without a gate or a string template, and templates holding a line
+// break, have none; the decision library renders those itself.
+func PreviewText(r *Row) (string, bool) {
+	if r.Gate == NoGate || !stringTemplate(r.CLI) || slices.ContainsFunc(r.CLI, func(t string) bool { return strings.Contains(t, "\n") }) {
+		return "", false
+	}
+	words, names := make([]string, len(r.CLI)), []string{}
+	for i, token := range r.CLI {
+		if placeholder.MatchString(token) {
+			words[i] = "%s"
+			names = append(names, token[1:len(token)-1])
+		} else {
+			words[i] = strings.ReplaceAll(token, "%", "%%")
+		}
+	}
+	if !slices.Contains(r.CLI, "--confirm") && !slices.Contains(r.CLI, "--apply") {
+		words = append(words, "--confirm")
+	}
+	return strings.Join(append([]string{strings.Join(words, " ")}, names...), "\n"), true
 }
 
 // splitsBadly reports whether a token rules out the string form: it would

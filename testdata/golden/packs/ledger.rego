@@ -3,7 +3,9 @@
 # Each row reads "operation land confirm capability line": the row of
 # policy.json, the capability it requires and the line it stands on; a
 # command's cli template follows " | ", or stands in cli when a token
-# holds a space or a brace of its own.
+# holds a space or a brace of its own. A gated command's preview, the
+# sprintf format of its cli template and then the argument names, one a
+# line, stands in previews.
 package hcp.packs.ledger
 
 policy_file := "testdata/packs/ledger/policy.json"
@@ -20,4 +22,8 @@ verbs := {
 stimuli := {
 	# from testdata/packs/ledger/policy.json:10
 	"payment_received": "read personal false sense.enable 10",
+}
+
+previews := {
+	"transfer": "ledger transfer %s --to %s --confirm\namount\npayee",
 }

@@ -3,7 +3,9 @@
 # Each row reads "operation land confirm capability line": the row of
 # policy.json, the capability it requires and the line it stands on; a
 # command's cli template follows " | ", or stands in cli when a token
-# holds a space or a brace of its own.
+# holds a space or a brace of its own. A gated command's preview, the
+# sprintf format of its cli template and then the argument names, one a
+# line, stands in previews.
 package hcp.packs.mail
 
 policy_file := "testdata/packs/mail/policy.json"
@@ -26,4 +28,8 @@ stimuli := {
 	"binding.degraded": "read personal false sense.enable 13",
 	# from testdata/packs/mail/policy.json:12
 	"new_item": "read personal false sense.enable 12",
+}
+
+previews := {
+	"mail.send": "mail send --to %s --subject %s --body %s --confirm\nto\nsubject\nbody",
 }

@@ -3,7 +3,9 @@
 # Each row reads "operation land confirm capability line": the row of
 # policy.json, the capability it requires and the line it stands on; a
 # command's cli template follows " | ", or stands in cli when a token
-# holds a space or a brace of its own.
+# holds a space or a brace of its own. A gated command's preview, the
+# sprintf format of its cli template and then the argument names, one a
+# line, stands in previews.
 package hcp.packs.workspace
 
 policy_file := "testdata/packs/workspace/policy.json"
@@ -22,4 +24,9 @@ verbs := {
 stimuli := {
 	# from testdata/packs/workspace/policy.json:11
 	"file_changed": "read local false sense.enable 11",
+}
+
+previews := {
+	"files.purge": "ws purge %s --apply\npath",
+	"release.publish": "ws publish --tag %s --note %s --confirm\ntag\nnote",
 }
