@@ -31,25 +31,28 @@ func PackModule(p *Pack) (Module, error) {
 	b.WriteString("# Each row reads \"operation land confirm capability line\": the row of\n")
 	b.WriteString("# policy.json, the capability it requires and the line it stands on; a\n")
 	b.WriteString("# command's cli template follows \" | \", or stands in cli when a token\n")
-	b.WriteString("# holds a space or a brace of its own. A gated command's preview, the\n")
-	b.WriteString("# sprintf format of its cli template and then the argument names, one a\n")
-	b.WriteString("# line, stands in previews.\n")
+	b.WriteString("# holds a space, a line break or a brace of its own. A gated command's\n")
+	b.WriteString("# row then holds its preview: a line with the sprintf format of the\n")
+	b.WriteString("# template, then a line for each argument name.\n")
 	fmt.Fprintf(&b, "package hcp.packs[%s]\n\n", quote(p.ID))
 	fmt.Fprintf(&b, "policy_file := %s\n\n", quote(p.PolicyFile))
 	writeRows(&b, "verbs", p.Verbs)
 	writeRows(&b, "stimuli", p.Stimuli)
 	writeTemplates(&b, p.Verbs)
-	writePreviews(&b, p.Verbs)
 	return formatModule(PackModulePath(p.ID), b.String())
 }
 
 // RowText is the generated form of a row: its fields, then " | " and the
-// cli template when it has one that splits back to itself on spaces.
+// cli template when it has one that splits back to itself on spaces, then,
+// for a gated command, its preview lines (PreviewText).
 func RowText(r *Row) string {
 	confirm := map[Gate]string{NoGate: "false", GateTrue: "true", GateAlways: "always"}[r.Gate]
 	text := fmt.Sprintf("%s %s %s %s %d", r.Operation, r.Land, confirm, r.Capability(), r.Line)
 	if stringTemplate(r.CLI) {
 		text += " | " + strings.Join(r.CLI, " ")
+	}
+	if preview, ok := PreviewText(r); ok {
+		text += "\n" + preview
 	}
 	return text
 }
@@ -82,29 +85,14 @@ func writeTemplates(b *strings.Builder, rows map[string]*Row) {
 	}
 }
 
-// writePreviews writes the precomputed previews of the gated commands
-// whose cli template fits a row string (see PreviewText); there is no
-// previews rule when no command has one.
-func writePreviews(b *strings.Builder, rows map[string]*Row) {
-	var entries []string
-	for _, key := range sortedKeys(rows) {
-		if text, ok := PreviewText(rows[key]); ok {
-			entries = append(entries, fmt.Sprintf("\t%s: %s,\n", quote(key), quote(text)))
-		}
-	}
-	if len(entries) > 0 {
-		b.WriteString("\npreviews := {\n" + strings.Join(entries, "") + "}\n")
-	}
-}
-
 // PreviewText is what a gated row's preview.cli needs that does not depend
 // on the call (SPEC §3.4): the sprintf format of its string template, each
 // {name} token a %s and --confirm appended when neither --confirm nor
 // --apply is there, then the names of the arguments in order, one a line.
-// Rows without a gate or a string template, and templates holding a line
-// break, have none; the decision library renders those itself.
+// Rows without a gate or a string template have none; the decision library
+// renders those itself.
 func PreviewText(r *Row) (string, bool) {
-	if r.Gate == NoGate || !stringTemplate(r.CLI) || slices.ContainsFunc(r.CLI, func(t string) bool { return strings.Contains(t, "\n") }) {
+	if r.Gate == NoGate || !stringTemplate(r.CLI) {
 		return "", false
 	}
 	words, names := make([]string, len(r.CLI)), []string{}
@@ -123,11 +111,12 @@ func PreviewText(r *Row) (string, bool) {
 }
 
 // splitsBadly reports whether a token rules out the string form: it would
-// not split back to itself (empty, or holding a space), or it holds a brace
+// not split back to itself (empty, or holding a space or a line break,
+// which ends the template in a gated row), or it holds a brace
 // that is not a whole {name} placeholder, which the library's one-call
 // rendering of string templates relies on.
 func splitsBadly(token string) bool {
-	if token == "" || strings.Contains(token, " ") {
+	if token == "" || strings.ContainsAny(token, " \n") {
 		return true
 	}
 	return strings.ContainsAny(token, "{}") && !placeholder.MatchString(token)

@@ -23,7 +23,7 @@ _fast := {
 	"reasons": [],
 	"source": source,
 } if {
-	[row, source, _] := _fast_call
+	[row, source, _, _] := _fast_call
 	row[2] == "false"
 } else := {
 	"allow": false,
@@ -37,21 +37,22 @@ _fast := {
 	"capability": row[3],
 	"reasons": [],
 	"source": source,
-	"preview": {"command": input.verb_key, "args": args, "cli": sprintf(preview[0], words)},
+	"preview": {"command": input.verb_key, "args": args, "cli": sprintf(preview[1], words)},
 	"hint": _hint,
 } if {
-	[row, source, shape] := _fast_call
+	[row, source, text, shape] := _fast_call
 
 	# No approval at all: an approving member anywhere in the text (an
 	# argument's too) sends the call on, never the other way.
 	regex.match(`"(?:apply|confirm)": true|"mode": "run"`, shape) == false
 
 	# The preview of a gated command whose arguments are all present, from
-	# the format and argument names the compiler wrote (compile.PreviewText).
-	preview := split(data.hcp.packs[input.pack_id].previews[input.verb_key], "\n")
+	# the format and argument names the compiler wrote after the row's first
+	# line (compile.PreviewText).
+	preview := split(text, "\n")
 	args := object.get(input, "args", {})
-	words := [_word(args[name]) | some name in array.slice(preview, 1, count(preview))]
-	count(words) == count(preview) - 1
+	words := [_word(args[name]) | some name in array.slice(preview, 2, count(preview))]
+	count(words) == count(preview) - 2
 } else := {
 	"allow": true,
 	"code": "allowed",
@@ -64,7 +65,7 @@ _fast := {
 	"reasons": [],
 	"source": source,
 } if {
-	[row, source, _] := _fast_call
+	[row, source, _, _] := _fast_call
 	_fast_approved(row[2])
 }
 
@@ -76,7 +77,8 @@ _fast_approved(_) if input.apply == true
 
 _fast_approved("true") if input.access.mode == "run"
 
-# _fast_call is the row, its provenance and the input's text of a call that passes every step but the gate, judged conservatively:
+# _fast_call is the row, its provenance, the row's text and the input's
+# text of a call that passes every step but the gate, judged conservatively:
 # undefined when in doubt.
 #
 # The input's text (sprintf's %v: keys sorted, ", " and ": " between) must
@@ -98,8 +100,9 @@ _fast_approved("true") if input.access.mode == "run"
 # expression stays under 500 instructions so that Go's regexp matches it
 # with its backtracker, about three times faster than otherwise
 # (TestFastShapeSize).
-_fast_call := [row, source, shape] if {
-	row := split(data.hcp.packs[input.pack_id].verbs[input.verb_key], " ")
+_fast_call := [row, source, text, shape] if {
+	text := data.hcp.packs[input.pack_id].verbs[input.verb_key]
+	row := split(text, " ")
 	shape := sprintf("%v", [input])
 	regex.match(
 		`^\{(?:"access": \{(?:"allow": \[\])?(?:, )?(?:"mode": "(?:ask|run)")?\}, )?(?:"apply": (?:true|false), )?(?:"args": \{(?:"(?:[^"\\]|\\.)*": (?:"(?:[^"\\]|\\.)*"|[-+.0-9A-Za-z]+)(?:, "(?:[^"\\]|\\.)*": (?:"(?:[^"\\]|\\.)*"|[-+.0-9A-Za-z]+))*)?\}, )?(?:"confirm": (?:true|false), )?(?:"dry_run": (?:true|false), )?(?:"owner": "(?:[^"\\]|\\.)*", )?"pack_id": "(?:[^"\\]|\\.)+", (?:"pack_reachable": true, )?"principal": \{"id": "(?:[^"\\]|\\.)+"(?:, "projects": \[(?:"(?:[^"\\]|\\.)*"(?:, "(?:[^"\\]|\\.)*")*)?\])?(?:, "roles": \[(?:"(?:[^"\\]|\\.)*"(?:, "(?:[^"\\]|\\.)*")*)?\])?(?:, "tenant": "(?:[^"\\]|\\.)*")?\}, (?:"project_id": "(?:[^"\\]|\\.)*", )?"verb_key": "(?:[^"\\]|\\.)+"(?:, "workspace": \{(?:"paths": \[(?:"(?:[^"\\]|\\.)*"(?:, "(?:[^"\\]|\\.)*")*)?\])?(?:, )?(?:"root": "(?:[^"\\]|\\.)*")?\})?\}$`,

@@ -11,8 +11,9 @@ _preview := {"command": _call.key, "args": _args, "cli": _cli} if {
 
 # _template is the command's cli template: one string of space-separated
 # tokens in which every brace is part of a {name} token, after " | " in the
-# row; or an array of tokens in the pack's cli rule otherwise.
-_template := substring(_row_text, i + 3, -1) if {
+# row and up to its preview lines, if any; or an array of tokens in the
+# pack's cli rule otherwise.
+_template := split(substring(_row_text, i + 3, -1), "\n")[0] if {
 	_ = input.verb_key
 	i := indexof(_row_text, " | ")
 	i >= 0

@@ -3,9 +3,9 @@
 # Each row reads "operation land confirm capability line": the row of
 # policy.json, the capability it requires and the line it stands on; a
 # command's cli template follows " | ", or stands in cli when a token
-# holds a space or a brace of its own. A gated command's preview, the
-# sprintf format of its cli template and then the argument names, one a
-# line, stands in previews.
+# holds a space, a line break or a brace of its own. A gated command's
+# row then holds its preview: a line with the sprintf format of the
+# template, then a line for each argument name.
 package hcp.packs.ledger
 
 policy_file := "testdata/packs/ledger/policy.json"
@@ -16,14 +16,10 @@ verbs := {
 	# from testdata/packs/ledger/policy.json:7
 	"connect": "write personal false pack.connect 7",
 	# from testdata/packs/ledger/policy.json:5
-	"transfer": "write personal true verb.exec.write 5 | ledger transfer {amount} --to {payee} --confirm",
+	"transfer": "write personal true verb.exec.write 5 | ledger transfer {amount} --to {payee} --confirm\nledger transfer %s --to %s --confirm\namount\npayee",
 }
 
 stimuli := {
 	# from testdata/packs/ledger/policy.json:10
 	"payment_received": "read personal false sense.enable 10",
-}
-
-previews := {
-	"transfer": "ledger transfer %s --to %s --confirm\namount\npayee",
 }

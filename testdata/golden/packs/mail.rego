@@ -3,9 +3,9 @@
 # Each row reads "operation land confirm capability line": the row of
 # policy.json, the capability it requires and the line it stands on; a
 # command's cli template follows " | ", or stands in cli when a token
-# holds a space or a brace of its own. A gated command's preview, the
-# sprintf format of its cli template and then the argument names, one a
-# line, stands in previews.
+# holds a space, a line break or a brace of its own. A gated command's
+# row then holds its preview: a line with the sprintf format of the
+# template, then a line for each argument name.
 package hcp.packs.mail
 
 policy_file := "testdata/packs/mail/policy.json"
@@ -18,7 +18,7 @@ verbs := {
 	# from testdata/packs/mail/policy.json:5
 	"mail.list": "read personal false verb.exec.read 5 | mail list --folder {folder}",
 	# from testdata/packs/mail/policy.json:7
-	"mail.send": "write personal true verb.exec.write 7 | mail send --to {to} --subject {subject} --body {body} --confirm",
+	"mail.send": "write personal true verb.exec.write 7 | mail send --to {to} --subject {subject} --body {body} --confirm\nmail send --to %s --subject %s --body %s --confirm\nto\nsubject\nbody",
 	# from testdata/packs/mail/policy.json:9
 	"notes.create": "write brain false verb.exec.write 9 | mail notes create {title} --project {project}",
 }
@@ -28,8 +28,4 @@ stimuli := {
 	"binding.degraded": "read personal false sense.enable 13",
 	# from testdata/packs/mail/policy.json:12
 	"new_item": "read personal false sense.enable 12",
-}
-
-previews := {
-	"mail.send": "mail send --to %s --subject %s --body %s --confirm\nto\nsubject\nbody",
 }

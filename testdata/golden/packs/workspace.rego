@@ -3,30 +3,25 @@
 # Each row reads "operation land confirm capability line": the row of
 # policy.json, the capability it requires and the line it stands on; a
 # command's cli template follows " | ", or stands in cli when a token
-# holds a space or a brace of its own. A gated command's preview, the
-# sprintf format of its cli template and then the argument names, one a
-# line, stands in previews.
+# holds a space, a line break or a brace of its own. A gated command's
+# row then holds its preview: a line with the sprintf format of the
+# template, then a line for each argument name.
 package hcp.packs.workspace
 
 policy_file := "testdata/packs/workspace/policy.json"
 
 verbs := {
 	# from testdata/packs/workspace/policy.json:7
-	"files.purge": "write local always verb.exec.write 7 | ws purge {path} --apply",
+	"files.purge": "write local always verb.exec.write 7 | ws purge {path} --apply\nws purge %s --apply\npath",
 	# from testdata/packs/workspace/policy.json:5
 	"files.read": "read local false verb.exec.read 5 | ws read {path}",
 	# from testdata/packs/workspace/policy.json:6
 	"files.write": "write local false verb.exec.write 6 | ws write {path} --content {content}",
 	# from testdata/packs/workspace/policy.json:8
-	"release.publish": "write brain always verb.exec.write 8 | ws publish --tag {tag} --note {note} --confirm",
+	"release.publish": "write brain always verb.exec.write 8 | ws publish --tag {tag} --note {note} --confirm\nws publish --tag %s --note %s --confirm\ntag\nnote",
 }
 
 stimuli := {
 	# from testdata/packs/workspace/policy.json:11
 	"file_changed": "read local false sense.enable 11",
-}
-
-previews := {
-	"files.purge": "ws purge %s --apply\npath",
-	"release.publish": "ws publish --tag %s --note %s --confirm\ntag\nnote",
 }
