@@ -10,23 +10,24 @@ import "slices"
 //	role[name][pack]      the same for role:NAME grants
 //	default[pack]         the same for default grants
 //	applies[principal|role][subject][tenant]  true when some grant applies
-//	sources[n]            the "file:line" of grant position n
+//	files[n]              the grant files, in the order given
 //
-// A position numbers the distinct places grants stand on, in file order
-// (the files in the order given, then by line), so that the smallest
-// position is the first grant, and sources names it in one lookup. A scope
-// table maps "c", then a capability, to the position of the first
+// A position is Grant.Position: file and line in one number. A scope table
+// maps "c", then a capability, to the position of the first
 // pack-wide grant of it; and "v" (commands) or "s" (triggers), then a key,
 // to the position of the first grant on that command or trigger that gives
 // its capability. Those entries hold grants without a tenant; "t", then a
 // tenant, holds the scope of that tenant's principals: its grants and those
 // without a tenant. The first grant for a call is the smallest position its
-// subjects' scopes give. Keys are short because the tables are most of a
-// large bundle.
+// subjects' scopes give. Keys are
+// short because the tables are most of a large bundle.
 func GrantTables(m *Model) map[string]any {
 	principal, role, deflt := groups{}, groups{}, map[string][]*Grant{}
 	applies := map[string]map[string]map[string]any{"principal": {}, "role": {}}
-	pos, sources := positions(m)
+	files := make([]any, len(m.GrantFiles))
+	for i, f := range m.GrantFiles {
+		files[i] = f
+	}
 	for _, g := range m.Grants {
 		kind, name, named := splitSubject(g.Subject)
 		switch {
@@ -46,32 +47,15 @@ func GrantTables(m *Model) map[string]any {
 	}
 	defaults := map[string]any{}
 	for pack, grants := range deflt {
-		defaults[pack] = subjectTable(m, pos, grants)
+		defaults[pack] = subjectTable(m, grants)
 	}
 	return map[string]any{
-		"principal": principal.tables(m, pos),
-		"role":      role.tables(m, pos),
+		"principal": principal.tables(m),
+		"role":      role.tables(m),
 		"default":   defaults,
 		"applies":   applies,
-		"sources":   sources,
+		"files":     files,
 	}
-}
-
-// positions numbers the distinct file:line places of the grants in file
-// order (m.Grants is in that order), by Grant.Index, and lists their
-// sources by number.
-func positions(m *Model) ([]int64, []any) {
-	pos := make([]int64, len(m.Grants))
-	var sources []any
-	last := [2]int{-1, -1}
-	for _, g := range m.Grants {
-		if at := [2]int{g.FileIndex, g.Line}; at != last {
-			sources = append(sources, g.Source())
-			last = at
-		}
-		pos[g.Index] = int64(len(sources) - 1)
-	}
-	return pos, sources
 }
 
 // groups collects grants by subject name and pack.
@@ -84,12 +68,12 @@ func (gs groups) add(name string, g *Grant) {
 	gs[name][g.PackID] = append(gs[name][g.PackID], g)
 }
 
-func (gs groups) tables(m *Model, pos []int64) map[string]any {
+func (gs groups) tables(m *Model) map[string]any {
 	out := make(map[string]any, len(gs))
 	for name, byPack := range gs {
 		packs := make(map[string]any, len(byPack))
 		for pack, grants := range byPack {
-			packs[pack] = subjectTable(m, pos, grants)
+			packs[pack] = subjectTable(m, grants)
 		}
 		out[name] = packs
 	}
@@ -101,7 +85,7 @@ func (gs groups) tables(m *Model, pos []int64) map[string]any {
 // tenant's scope (under "t") also holds the grants without a tenant, where
 // they come first, so a call looks in one scope: its tenant's when there
 // is one, the table itself otherwise.
-func subjectTable(m *Model, pos []int64, grants []*Grant) map[string]any {
+func subjectTable(m *Model, grants []*Grant) map[string]any {
 	table := map[string]any{}
 	for _, g := range grants {
 		scope := table
@@ -109,7 +93,7 @@ func subjectTable(m *Model, pos []int64, grants []*Grant) map[string]any {
 			scope = child(child(table, "t"), g.Tenant)
 		}
 		for _, path := range slotsOf(m, g) {
-			setFirst(scope, path, pos[g.Index])
+			setFirst(scope, path, g.Position())
 		}
 	}
 	tenants, _ := table["t"].(map[string]any)

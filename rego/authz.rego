@@ -116,5 +116,6 @@ _allowed := {
 	"source": {"row": _source_row, "grant": _grant_source},
 }
 
-# _grant_source is the first grant's "file:line", listed by its position.
-_grant_source := data.hcp.grants.sources[_grant]
+# _grant_source is the first grant's "file:line", rebuilt from its position
+# (file << 32 | line, compile.Grant.Position).
+_grant_source := sprintf("%s:%d", [data.hcp.grants.files[bits.rsh(_grant, 32)], bits.and(_grant, 4294967295)])

@@ -130,7 +130,7 @@ _fast_call := [row, source, text, shape] if {
 	_fast_land(row[1])
 	source := {
 		"row": concat(":", [data.hcp.packs[input.pack_id].policy_file, row[4]]),
-		"grant": data.hcp.grants.sources[g],
+		"grant": sprintf("%s:%d", [data.hcp.grants.files[bits.rsh(g, 32)], bits.and(g, 4294967295)]),
 	}
 }
 

@@ -5,10 +5,11 @@
 # a kind: under "c" by capability for pack-wide grants, under "v" or "s" by
 # key for grants on one command or trigger that give its capability. Under
 # "t", a tenant's scope holds that tenant's grants and those without a
-# tenant, so a call looks in one scope a subject. Positions number the
-# places grants stand on in file order (the files in the order given, then
-# by line), so the first grant is the smallest position found, and
-# sources[position] names it; a decision never scans grants.
+# tenant, so a call looks in one scope a subject. A position is the grant's
+# file (in the order given) and line in one number: the first grant is the
+# smallest position found, and a decision never scans grants. (A list of
+# every grant's "file:line" would save two builtin calls a decision and
+# cost the large bundle's activation about 0.1 s and 40 MB.)
 package hcp.authz
 
 # _grant is the position of the first grant that gives the capability.
