@@ -37,30 +37,50 @@ func (t *tools) writeInputs() error {
 	return os.WriteFile(filepath.Join(t.one, "one.rego"), []byte(onePolicy), 0o644)
 }
 
-// latencyInOPA measures decisions with `opa bench` on the built bundles.
+// latencyInOPA measures decisions with `opa bench` on the built bundles:
+// every policy and input once a round, the one-rule baseline too, and the
+// median of the rounds.
 func latencyInOPA(t *tools, sets map[string]*set) (table, error) {
 	tb := table{
 		title:  "Decision latency in OPA (`opa bench -b bundle.tar.gz`)",
 		header: []string{"policy", "input", "median eval", "ratio", "mean per op", "ratio"},
 	}
-	baseMedian, basePerOp, err := t.opaBench("data.bench.allow", t.inputs["allowed"], "-d", t.one)
-	if err != nil {
-		return tb, err
-	}
-	tb.rows = append(tb.rows, []string{"one rule", "allowed", micros(baseMedian), "1.0x", micros(basePerOp), "1.0x"})
-	medians := map[string]float64{}
+	type run struct{ name, input, query string }
+	runs := []run{{"one rule", "allowed", "data.bench.allow"}}
 	for _, name := range []string{"small", "large"} {
 		for _, in := range []string{"allowed", "confirm"} {
-			median, perOp, err := t.opaBench(hcprego.DecisionQuery, t.inputs[in], "-b", sets[name].bundle)
+			runs = append(runs, run{name, in, hcprego.DecisionQuery})
+		}
+	}
+	medians, perOps := map[run][]float64{}, map[run][]float64{}
+	for range t.rounds {
+		for _, r := range runs {
+			target := []string{"-d", t.one}
+			if r.name != "one rule" {
+				target = []string{"-b", sets[r.name].bundle}
+			}
+			median, perOp, err := t.opaBench(r.query, t.inputs[r.input], target...)
 			if err != nil {
 				return tb, err
 			}
-			medians[name+in] = median
-			tb.rows = append(tb.rows, []string{name + ": " + sets[name].describe(), in, micros(median), ratio(median, baseMedian), micros(perOp), ratio(perOp, basePerOp)})
+			medians[r] = append(medians[r], median)
+			perOps[r] = append(perOps[r], perOp)
 		}
 	}
-	tb.notes = append(tb.notes, fmt.Sprintf("Large set against small: %s allowed, %s confirm_required (median eval).",
-		ratio(medians["largeallowed"], medians["smallallowed"]), ratio(medians["largeconfirm"], medians["smallconfirm"])))
+	baseMedian, basePerOp := median(medians[runs[0]]), median(perOps[runs[0]])
+	of := map[string]float64{}
+	for _, r := range runs {
+		m, p := median(medians[r]), median(perOps[r])
+		of[r.name+r.input] = m
+		label := r.name
+		if s := sets[r.name]; s != nil {
+			label += ": " + s.describe()
+		}
+		tb.rows = append(tb.rows, []string{label, r.input, micros(m), ratio(m, baseMedian), micros(p), ratio(p, basePerOp)})
+	}
+	tb.notes = append(tb.notes,
+		fmt.Sprintf("Medians of %d interleaved runs. Large set against small: %s allowed, %s confirm_required (median eval).",
+			t.rounds, ratio(of["largeallowed"], of["smallallowed"]), ratio(of["largeconfirm"], of["smallconfirm"])))
 	return tb, nil
 }
 
@@ -75,32 +95,46 @@ func latencyEmbedded(t *tools, sets map[string]*set) (table, error) {
 		return tb, err
 	}
 	input := largeset.BenchInput(false)
-	baseNs := nsPerOp(func() { _, _ = base.Eval(ctx, oparego.EvalInput(input)) })
-	tb.rows = append(tb.rows, []string{"one rule", "allowed", micros(baseNs), "1.0x"})
+	baseF := func() { _, _ = base.Eval(ctx, oparego.EvalInput(input)) }
+	rounds := min(t.rounds, 3)
+	var bases []float64
+	var rows [][]string
 	for _, name := range []string{"small", "large"} {
-		m, err := compile.Checked(sets[name].files.PackDirs, sets[name].files.GrantFiles)
+		ev, ref, err := evaluators(ctx, sets[name])
 		if err != nil {
 			return tb, err
 		}
-		b, err := bundles.Assemble(m, "")
-		if err != nil {
-			return tb, err
-		}
-		ev, err := hcprego.New(ctx, b)
-		if err != nil {
-			return tb, err
-		}
-		ref := reference.New(m)
 		for _, in := range []string{"allowed", "confirm"} {
 			doc := largeset.BenchInput(in == "confirm")
-			ns := nsPerOp(func() { _, _ = ev.Decide(ctx, doc) })
-			refNs := nsPerOp(func() { ref.Decide(doc, reference.Ext{}) })
-			tb.rows = append(tb.rows,
-				[]string{name + " (embedded OPA)", in, micros(ns), ratio(ns, baseNs)},
-				[]string{name + " (Go reference, the floor)", in, micros(refNs), ratio(refNs, baseNs)})
+			ns := medianNsPerOp(rounds, baseF,
+				func() { _, _ = ev.Decide(ctx, doc) },
+				func() { ref.Decide(doc, reference.Ext{}) })
+			bases = append(bases, ns[0])
+			rows = append(rows,
+				[]string{name + " (embedded OPA)", in, micros(ns[1]), ratio(ns[1], ns[0])},
+				[]string{name + " (Go reference, the floor)", in, micros(ns[2]), ratio(ns[2], ns[0])})
 		}
 	}
+	tb.rows = append([][]string{{"one rule", "allowed", micros(median(bases)), "1.0x"}}, rows...)
+	tb.notes = append(tb.notes, fmt.Sprintf("Each ratio is to the one-rule policy measured beside it: medians of %d interleaved runs.", rounds))
 	return tb, nil
+}
+
+// evaluators prepares the embedded evaluator and the Go reference for a set.
+func evaluators(ctx context.Context, s *set) (*hcprego.Evaluator, *reference.Evaluator, error) {
+	m, err := compile.Checked(s.files.PackDirs, s.files.GrantFiles)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := bundles.Assemble(m, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	ev, err := hcprego.New(ctx, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ev, reference.New(m), nil
 }
 
 func baselineQuery(ctx context.Context) (oparego.PreparedEvalQuery, error) {
@@ -119,4 +153,20 @@ func nsPerOp(f func()) float64 {
 		}
 	})
 	return float64(r.NsPerOp())
+}
+
+// medianNsPerOp runs each of fs as a Go benchmark once a round, for the
+// given rounds, and returns each one's median time an operation.
+func medianNsPerOp(rounds int, fs ...func()) []float64 {
+	times := make([][]float64, len(fs))
+	for range rounds {
+		for i, f := range fs {
+			times[i] = append(times[i], nsPerOp(f))
+		}
+	}
+	out := make([]float64, len(fs))
+	for i := range fs {
+		out[i] = median(times[i])
+	}
+	return out
 }

@@ -3,7 +3,8 @@
 // evaluator, as ratios to a one-rule policy measured in the same run;
 // build time and memory against `opa build` on the same output, and how
 // builds grow; and OPA's activation of the large bundle. Every figure comes
-// from this run on this machine.
+// from this run on this machine: the median of several runs, interleaved
+// so that a noisy moment of a shared machine falls on every policy alike.
 package main
 
 import (
@@ -16,20 +17,24 @@ import (
 
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
+	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
 	flag.Parse()
-	if err := run(context.Background(), *quick); err != nil {
+	if *quick {
+		*rounds = 1
+	}
+	if err := run(context.Background(), *quick, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, quick bool) error {
+func run(ctx context.Context, quick bool, rounds int) error {
 	work, err := os.MkdirTemp("", "hcp-rego-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	t, err := newTools(ctx, work)
+	t, err := newTools(ctx, work, rounds)
 	if err != nil {
 		return err
 	}

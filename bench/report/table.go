@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -32,3 +33,14 @@ func ratio(x, base float64) string { return fmt.Sprintf("%.1fx", x/base) }
 func seconds(s float64) string { return fmt.Sprintf("%.2f s", s) }
 
 func mib(kb int64) string { return fmt.Sprintf("%d MB", kb/1024) }
+
+// median is the middle of xs (the mean of the two middle ones for an even
+// count); xs is sorted in place.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}

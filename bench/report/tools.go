@@ -24,10 +24,11 @@ type tools struct {
 	opa    string
 	inputs map[string]string // allowed, confirm: input files
 	one    string            // the one-rule policy folder
+	rounds int               // runs of each measurement
 }
 
-func newTools(ctx context.Context, work string) (*tools, error) {
-	t := &tools{ctx: ctx, work: work, hcp: filepath.Join(work, "hcp-rego"), inputs: map[string]string{}}
+func newTools(ctx context.Context, work string, rounds int) (*tools, error) {
+	t := &tools{ctx: ctx, work: work, hcp: filepath.Join(work, "hcp-rego"), inputs: map[string]string{}, rounds: max(rounds, 1)}
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", t.hcp, "./cmd/hcp-rego").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("build hcp-rego: %v\n%s", err, out)
 	}
