@@ -32,12 +32,11 @@ _cli := sprintf(format, words) if {
 
 # _word renders an argument as one shell word: a string as is, anything
 # else as its JSON text; single-quoted when empty or holding a character
-# outside [A-Za-z0-9._/:@%+=,-]. (A safe string, the common case, takes
-# no further call.)
+# outside [A-Za-z0-9._/:@%+=,-]. (A string takes no further call.)
 _word(v) := v if {
 	is_string(v)
 	regex.match(`^[A-Za-z0-9._/:@%+=,-]+$`, v)
-} else := _shell_quote(v) if {
+} else := concat("", ["'", replace(v, "'", `'\''`), "'"]) if {
 	is_string(v)
 } else := _shell_quote(json.marshal(v))
 
