@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -64,7 +65,7 @@ func stringTemplate(cli []string) bool {
 
 func writeRows(b *strings.Builder, name string, rows map[string]*Row) {
 	fmt.Fprintf(b, "%s := {\n", name)
-	for _, key := range sortedKeys(rows) {
+	for _, key := range slices.Sorted(maps.Keys(rows)) {
 		r := rows[key]
 		fmt.Fprintf(b, "\t# from %s\n\t%s: %s,\n", r.Source(), quote(key), quote(RowText(r)))
 	}
@@ -75,7 +76,7 @@ func writeRows(b *strings.Builder, name string, rows map[string]*Row) {
 // hold (see splitsBadly); there is no cli rule when every template fits.
 func writeTemplates(b *strings.Builder, rows map[string]*Row) {
 	var entries []string
-	for _, key := range sortedKeys(rows) {
+	for _, key := range slices.Sorted(maps.Keys(rows)) {
 		if cli := rows[key].CLI; cli != nil && !stringTemplate(cli) {
 			entries = append(entries, fmt.Sprintf("\t%s: %s,\n", quote(key), quoteAll(cli)))
 		}

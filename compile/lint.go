@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/hcp-rego/hcp-rego/source"
@@ -27,12 +28,12 @@ func (p *Pack) lintCoverage(errs *source.Errors) {
 	if sid := p.policy.Field("surface_id"); sid.Text != p.ID {
 		errs.Add(p.PolicyFile, sid.Pos, "policy surface_id %q !== %q", sid.Text, p.ID)
 	}
-	for _, key := range sortedKeys(p.commands) {
+	for _, key := range slices.Sorted(maps.Keys(p.commands)) {
 		if p.Verbs[key] == nil {
 			errs.Add(p.ManifestFile, p.commands[key].KeyPos, "verb %q missing from policy.json", key)
 		}
 	}
-	for _, key := range sortedKeys(p.triggers) {
+	for _, key := range slices.Sorted(maps.Keys(p.triggers)) {
 		if p.Stimuli[key] == nil {
 			errs.Add(p.ManifestFile, p.triggers[key].Pos, "stimulus %q missing from policy.json", key)
 		}
@@ -102,13 +103,4 @@ func (g *Grant) lint(m *Model, errs *source.Errors) {
 			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a stimulus", g.N, c)
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -3,10 +3,11 @@ package explain
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 )
 
 var numeric = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
@@ -42,7 +43,7 @@ func ruleMismatch(rule any, c call) string {
 }
 
 func argsMismatch(args, pinned, limits map[string]any) string {
-	for _, name := range sortedKeys(pinned) {
+	for _, name := range slices.Sorted(maps.Keys(pinned)) {
 		v, ok := args[name]
 		if !ok {
 			return fmt.Sprintf("pinned argument %q is not in the call", name)
@@ -51,14 +52,14 @@ func argsMismatch(args, pinned, limits map[string]any) string {
 			return fmt.Sprintf("argument %q is %s, the rule pins %s", name, jsonText(v), jsonText(pinned[name]))
 		}
 	}
-	for _, name := range sortedKeys(args) {
+	for _, name := range slices.Sorted(maps.Keys(args)) {
 		if _, p := pinned[name]; !p {
 			if _, l := limits[name]; !l {
 				return fmt.Sprintf("argument %q is neither pinned nor limited", name)
 			}
 		}
 	}
-	for _, name := range sortedKeys(limits) {
+	for _, name := range slices.Sorted(maps.Keys(limits)) {
 		if why := limitMismatch(name, args, limits[name]); why != "" {
 			return why
 		}
@@ -137,13 +138,4 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

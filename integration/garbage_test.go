@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"reflect"
@@ -147,14 +148,14 @@ func TestSidecarGPARSErrorLeaksNothing(t *testing.T) {
 // and to saying nothing of the policy, the grants or the caller.
 func checkGPARSError(t *testing.T, c call, input any, result map[string]json.RawMessage) {
 	t.Helper()
-	if keys := sortedKeys(result); !slices.Equal(keys, []string{"code", "data", "message"}) {
+	if keys := slices.Sorted(maps.Keys(result)); !slices.Equal(keys, []string{"code", "data", "message"}) {
 		t.Fatalf("%s: gpars_error has members %q, want exactly code, data, message", c.name, keys)
 	}
 	var data map[string]any
 	var message string
 	json.Unmarshal(result["data"], &data)
 	json.Unmarshal(result["message"], &message)
-	if keys := sortedKeys(data); !slices.Equal(keys, []string{"gpars_code"}) {
+	if keys := slices.Sorted(maps.Keys(data)); !slices.Equal(keys, []string{"gpars_code"}) {
 		t.Errorf("%s: gpars_error.data has members %q, want exactly gpars_code", c.name, keys)
 	}
 	doc, _ := input.(map[string]any)
@@ -184,13 +185,4 @@ func checkGPARSError(t *testing.T, c call, input any, result map[string]json.Raw
 			t.Errorf("%s: gpars_error leaks %q: %s", c.name, secret, all)
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
