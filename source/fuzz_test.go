@@ -1,10 +1,13 @@
 package source
 
 import (
+	"bytes"
 	"os"
+	"reflect"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParseJSON checks that no input makes the reader panic, and that every
@@ -22,6 +25,7 @@ func FuzzParseJSON(f *testing.F) {
 	f.Add([]byte("{\"\xff\": 1}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := strings.Count(string(data), "\n") + 1
+		quickAgrees(t, data)
 		root, err := ParseJSON("f.json", data)
 		if err != nil {
 			for _, e := range err.(Errors) {
@@ -44,5 +48,22 @@ func walk(n *Node, visit func(*Node)) {
 	visit(n)
 	for _, item := range n.Items {
 		walk(item, visit)
+	}
+}
+
+// quickAgrees fails when quickParse accepts data but the encoding/json walk
+// does not, or reads it into another tree.
+func quickAgrees(t *testing.T, data []byte) {
+	t.Helper()
+	quick, ok := quickParse(data)
+	if !ok || len(bytes.TrimSpace(data)) == 0 || !utf8.Valid(data) {
+		return
+	}
+	walked, err := (&parser{file: "f.json", data: data, ix: newLineIndex(data)}).walk()
+	if err != nil {
+		t.Fatalf("quickParse accepted what the walk refuses: %v", err)
+	}
+	if !reflect.DeepEqual(quick, walked) {
+		t.Fatalf("quickParse and the walk read different trees")
 	}
 }

@@ -2,10 +2,12 @@
 // stands, so that any later check (JSON Schema, lint, compile) can name the
 // file, line and column of what it rejects.
 //
-// JSON is read with encoding/json's token decoder; each token's start offset
-// is found by an offset walk over the raw bytes and mapped to a line and a
-// column. Duplicate object keys, invalid UTF-8, excessive nesting and
-// oversized strings are errors, not silent choices.
+// JSON is read token by token; each token's start offset is found by an
+// offset walk over the raw bytes and mapped to a line and a column. A good
+// file is read with jsontext's token reader (quick.go); a file with any
+// problem is read again with encoding/json's, whose messages name it.
+// Duplicate object keys, invalid UTF-8, excessive nesting and oversized
+// strings are errors, not silent choices.
 package source
 
 import (

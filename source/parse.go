@@ -37,6 +37,16 @@ func ParseJSON(file string, data []byte) (*Node, error) {
 	if !utf8.Valid(data) {
 		return nil, p.fail(firstInvalidUTF8(data), "invalid UTF-8")
 	}
+	if root, ok := quickParse(data); ok {
+		return root, nil
+	}
+	return p.walk()
+}
+
+// walk parses the file with encoding/json's token decoder, which names
+// whatever is wrong with it; quickParse reads a good file faster.
+func (p *parser) walk() (*Node, error) {
+	data := p.data
 	p.dec = json.NewDecoder(bytes.NewReader(data))
 	p.dec.UseNumber()
 	root, err := p.value(0)

@@ -1,6 +1,8 @@
 package source
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -100,6 +102,42 @@ func TestPath(t *testing.T) {
 	for ptr, want := range tests {
 		if got := root.Path(ptr); got != want {
 			t.Errorf("Path(%q) = %s, want %s", ptr, got, want)
+		}
+	}
+}
+
+// TestQuickParse checks that the jsontext reader reads good files into the
+// tree the encoding/json walk builds, and gives up on every file with a
+// problem, so that the walk names it.
+func TestQuickParse(t *testing.T) {
+	good := []string{
+		`{"a": [1, -0.5e+10, true, false, null, "x"], "b": {}, "c": []}`,
+		"{\r\n\t\"é\\u00e9\\n\\\"\": \"日本\\t\",\n  \"k\": {\"n\": [[], {}]}\n}",
+		`"top"`, `12`, ` [ ] `, `{"": ""}`,
+	}
+	files, _ := filepath.Glob("../testdata/*/*/*.json")
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good = append(good, string(data))
+	}
+	for _, doc := range good {
+		if _, ok := quickParse([]byte(doc)); !ok {
+			t.Errorf("quickParse gave up on a good file: %.60q", doc)
+		}
+		quickAgrees(t, []byte(doc))
+	}
+	bad := []string{
+		`{"a": 1, "a": 2}`, `{"a": 1, "\u0061": 2}`, `{"a": 1} x`, `{} {}`, `{"a": 1,}`,
+		`[1, 2`, `{"a" 1}`, `[NaN]`, strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1),
+		`"` + strings.Repeat("x", MaxStringBytes+1) + `"`,
+		`{"` + strings.Repeat("k", MaxStringBytes+1) + `": 1}`,
+	}
+	for _, doc := range bad {
+		if _, ok := quickParse([]byte(doc)); ok {
+			t.Errorf("quickParse accepted a file with a problem: %.60q", doc)
 		}
 	}
 }

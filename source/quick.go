@@ -1,0 +1,113 @@
+package source
+
+import (
+	"bytes"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// quickParser builds the same tree as parser with jsontext's token reader,
+// which reads a token without allocating where encoding/json's allocates
+// several: about four times faster on a large grant file. It reports no
+// problem itself. Whatever it does not accept (a syntax error, a duplicate
+// key, nesting or a string over the limits) makes it give up, and
+// ParseJSON then walks the file with encoding/json, whose messages name the
+// problem.
+type quickParser struct {
+	data []byte
+	ix   *lineIndex
+	dec  *jsontext.Decoder
+}
+
+// quickParse returns the tree of data, or false when the file has any
+// problem at all.
+func quickParse(data []byte) (*Node, bool) {
+	q := &quickParser{data: data, ix: newLineIndex(data), dec: jsontext.NewDecoder(bytes.NewReader(data))}
+	root, ok := q.value(0)
+	if !ok {
+		return nil, false
+	}
+	if _, err := q.dec.ReadToken(); err == nil || q.next() < len(data) {
+		return nil, false // a second value, or anything but white space
+	}
+	return root, true
+}
+
+// next returns the offset at which the next token starts (see parser.next).
+func (q *quickParser) next() int {
+	off := int(q.dec.InputOffset())
+	for off < len(q.data) {
+		switch q.data[off] {
+		case ' ', '\t', '\n', '\r', ',', ':':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+func (q *quickParser) value(depth int) (*Node, bool) {
+	start := q.next()
+	tok, err := q.dec.ReadToken()
+	if err != nil {
+		return nil, false
+	}
+	n := &Node{Pos: q.ix.pos(start)}
+	switch tok.Kind() {
+	case '{':
+		return n, depth < MaxDepth && q.object(n, depth+1)
+	case '[':
+		return n, depth < MaxDepth && q.array(n, depth+1)
+	case '"':
+		n.Kind, n.Text = String, tok.String()
+		return n, len(n.Text) <= MaxStringBytes
+	case '0':
+		n.Kind, n.Text = Number, tok.String()
+	case 't', 'f':
+		n.Kind, n.Bool = Bool, tok.Bool()
+	case 'n':
+		n.Kind = Null
+	default:
+		return nil, false
+	}
+	return n, true
+}
+
+func (q *quickParser) array(n *Node, depth int) bool {
+	n.Kind = Array
+	for q.dec.PeekKind() != ']' {
+		item, ok := q.value(depth)
+		if !ok {
+			return false
+		}
+		n.Items = append(n.Items, item)
+	}
+	_, err := q.dec.ReadToken()
+	return err == nil
+}
+
+// object reads the members of an object. jsontext refuses a duplicate key,
+// so every key is new here.
+func (q *quickParser) object(n *Node, depth int) bool {
+	n.Kind = Object
+	n.fields = map[string]*Node{}
+	for q.dec.PeekKind() != '}' {
+		start := q.next()
+		tok, err := q.dec.ReadToken()
+		if err != nil || tok.Kind() != '"' {
+			return false
+		}
+		key := tok.String()
+		keyPos := q.ix.pos(start)
+		member, ok := q.value(depth)
+		if !ok || len(key) > MaxStringBytes {
+			return false
+		}
+		member.Key, member.KeyPos = key, keyPos
+		n.fields[key] = member
+		n.Items = append(n.Items, member)
+	}
+	_, err := q.dec.ReadToken()
+	return err == nil
+}
