@@ -3,8 +3,8 @@ package source
 import (
 	"bytes"
 	"os"
-	"reflect"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
