@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -90,5 +91,16 @@ func TestExamplesValid(t *testing.T) {
 			t.Fatalf("schema %s: %v", name, err)
 		}
 		Get(name) // compiles
+	}
+}
+
+// TestRowSchemaOnceInEffect checks that the row schema, written out for
+// verbs and for stimuli (no $ref, for speed), is the same in both places.
+func TestRowSchemaOnceInEffect(t *testing.T) {
+	props := Get("policy").doc["properties"].(map[string]any)
+	verbs := props["verbs"].(map[string]any)["additionalProperties"]
+	stimuli := props["stimuli"].(map[string]any)["additionalProperties"]
+	if verbs == nil || !reflect.DeepEqual(verbs, stimuli) {
+		t.Errorf("the row schemas of verbs and stimuli differ:\n%v\n%v", verbs, stimuli)
 	}
 }
