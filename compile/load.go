@@ -101,5 +101,25 @@ func Checked(packArgs, grantFiles []string) (*Model, error) {
 	if err := Lint(m); err != nil {
 		return nil, err
 	}
+	m.dropTrees()
 	return m, nil
+}
+
+// dropTrees lets go of the parsed files, which only lint reads (for the
+// positions it names): they are about half of what a large model holds, and
+// a build's garbage collector would otherwise mark them again and again.
+// A model without them cannot be linted.
+func (m *Model) dropTrees() {
+	for _, p := range m.Packs {
+		p.policy, p.manifest, p.commands, p.triggers = nil, nil, nil, nil
+		for _, r := range p.Verbs {
+			r.node = nil
+		}
+		for _, r := range p.Stimuli {
+			r.node = nil
+		}
+	}
+	for _, g := range m.Grants {
+		g.node = nil
+	}
 }
