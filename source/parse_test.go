@@ -140,4 +140,11 @@ func TestQuickParse(t *testing.T) {
 			t.Errorf("quickParse accepted a file with a problem: %.60q", doc)
 		}
 	}
+	// jsontext refuses a lone surrogate escape, which encoding/json reads as
+	// U+FFFD: the walk reads such a file as before.
+	lone := []byte(`{"a": "\ud800"}`)
+	root, err := ParseJSON("f.json", lone)
+	if _, ok := quickParse(lone); ok || err != nil || root.Field("a").Text != "\ufffd" {
+		t.Errorf("lone surrogate: quickParse ok=%v, ParseJSON %v %v", ok, root, err)
+	}
 }
