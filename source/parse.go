@@ -53,7 +53,7 @@ func (p *parser) walk() (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if off := p.next(); off < len(data) {
+	if off := pastSpace(data, int(p.dec.InputOffset())); off < len(data) {
 		return nil, p.fail(off, "unexpected data after the JSON value")
 	}
 	return root, p.errs.Err()
@@ -63,19 +63,36 @@ func (p *parser) fail(offset int, format string, args ...any) error {
 	return Errors{{File: p.file, Pos: p.ix.pos(offset), Msg: fmt.Sprintf(format, args...)}}
 }
 
-// next returns the offset at which the next token starts: past white space
-// and the one ',' or ':' that may separate it from the previous token.
-func (p *parser) next() int {
-	off := int(p.dec.InputOffset())
-	for off < len(p.data) {
-		switch p.data[off] {
+// next returns the offset at which the next token starts.
+func (p *parser) next() int { return tokenStart(p.data, int(p.dec.InputOffset())) }
+
+// tokenStart returns the offset at which the token after offset starts:
+// past white space and the ',' or ':' that may separate it from the
+// previous token.
+func tokenStart(data []byte, offset int) int {
+	for offset < len(data) {
+		switch data[offset] {
 		case ' ', '\t', '\n', '\r', ',', ':':
-			off++
+			offset++
 		default:
-			return off
+			return offset
 		}
 	}
-	return off
+	return offset
+}
+
+// pastSpace returns the offset of the first byte at or after offset that
+// is not JSON white space.
+func pastSpace(data []byte, offset int) int {
+	for offset < len(data) {
+		switch data[offset] {
+		case ' ', '\t', '\n', '\r':
+			offset++
+		default:
+			return offset
+		}
+	}
+	return offset
 }
 
 // token reads the next token and the offset at which it starts.

@@ -58,6 +58,8 @@ func TestParseErrors(t *testing.T) {
 		{name: "truncated", json: `{"a": [1, 2`, want: "f.json:1:12: invalid JSON: unexpected end of file"},
 		{name: "trailing comma", json: `{"a": 1,}`, want: "f.json:1:9: invalid JSON: invalid character '}' looking for beginning of object key string"},
 		{name: "trailing data", json: `{} {}`, want: "f.json:1:4: unexpected data after the JSON value"},
+		{name: "trailing comma after the value", json: "{\"a\": 1},\n", want: "f.json:1:9: unexpected data after the JSON value"},
+		{name: "trailing colon after a scalar", json: `1 :`, want: "f.json:1:3: unexpected data after the JSON value"},
 		{name: "bad UTF-8 after multi-byte", json: "{\"é\": \"\xff\"}", want: "f.json:1:8: invalid UTF-8"},
 		{name: "duplicate key", json: "{\"confirm\": true,\n \"confirm\": false}", want: "f.json:2:2: duplicate key \"confirm\" (first at 1:2)"},
 		{name: "duplicate keys all reported", json: `{"a": {"b": 1, "b": 2}, "a": 3}`, want: "f.json:1:16: duplicate key \"b\" (first at 1:8)\nf.json:1:25: duplicate key \"a\" (first at 1:2)"},
@@ -131,7 +133,7 @@ func TestQuickParse(t *testing.T) {
 	}
 	bad := []string{
 		`{"a": 1, "a": 2}`, `{"a": 1, "\u0061": 2}`, `{"a": 1} x`, `{} {}`, `{"a": 1,}`,
-		`[1, 2`, `{"a" 1}`, `[NaN]`, strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1),
+		`[1, 2`, `{"a" 1}`, `[NaN]`, `{},`, `1 :`, strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1),
 		`"` + strings.Repeat("x", MaxStringBytes+1) + `"`,
 		`{"` + strings.Repeat("k", MaxStringBytes+1) + `": 1}`,
 	}

@@ -27,25 +27,14 @@ func quickParse(data []byte) (*Node, bool) {
 	if !ok {
 		return nil, false
 	}
-	if _, err := q.dec.ReadToken(); err == nil || q.next() < len(data) {
-		return nil, false // a second value, or anything but white space
+	if pastSpace(data, int(q.dec.InputOffset())) < len(data) {
+		return nil, false // anything but white space after the value
 	}
 	return root, true
 }
 
-// next returns the offset at which the next token starts (see parser.next).
-func (q *quickParser) next() int {
-	off := int(q.dec.InputOffset())
-	for off < len(q.data) {
-		switch q.data[off] {
-		case ' ', '\t', '\n', '\r', ',', ':':
-			off++
-		default:
-			return off
-		}
-	}
-	return off
-}
+// next returns the offset at which the next token starts.
+func (q *quickParser) next() int { return tokenStart(q.data, int(q.dec.InputOffset())) }
 
 func (q *quickParser) value(depth int) (*Node, bool) {
 	start := q.next()
