@@ -7,35 +7,19 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hcp-rego/hcp-rego/internal/garbagetest"
 )
 
-// The garbage corpus of the rego tests (rego/testdata/garbage.json): inputs
-// that break SPEC §3.1, most one field away from a call the example packs
-// allow.
-type garbageCorpus struct {
-	Allowed         any
-	AllowedStimulus any `json:"allowed_stimulus"`
-	Garbage         []struct {
-		Name  string
-		Input any
-	}
-}
-
-func readGarbage(t *testing.T) garbageCorpus {
+// readGarbage reads the rego tests' garbage corpus (see garbagetest).
+func readGarbage(t *testing.T) garbagetest.Corpus {
 	t.Helper()
-	data, err := os.ReadFile("../rego/testdata/garbage.json")
+	c, err := garbagetest.Read("../rego/testdata/garbage.json")
 	if err != nil {
-		t.Fatal(err)
-	}
-	var c garbageCorpus
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&c); err != nil {
 		t.Fatal(err)
 	}
 	return c

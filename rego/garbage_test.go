@@ -1,44 +1,24 @@
 package rego_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"reflect"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/garbagetest"
 	"github.com/hcp-rego/hcp-rego/reference"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/schema"
 )
 
-// garbageCorpus is testdata/garbage.json, shared with the integration
-// tests that ask a real OPA: two calls that the example packs and grants
-// allow (a command and a trigger), and inputs that break SPEC §3.1 one way
-// or many, most of them one field away from an allowed call, so that a
-// well-formedness check that let one through would show as an allow.
-type garbageCorpus struct {
-	Allowed         any `json:"allowed"`
-	AllowedStimulus any `json:"allowed_stimulus"`
-	Garbage         []struct {
-		Name  string `json:"name"`
-		Input any    `json:"input"`
-	} `json:"garbage"`
-}
-
-func readGarbage(t testing.TB) garbageCorpus {
+// readGarbage reads the garbage corpus this package keeps (see garbagetest).
+func readGarbage(t testing.TB) garbagetest.Corpus {
 	t.Helper()
-	data, err := os.ReadFile("testdata/garbage.json")
+	c, err := garbagetest.Read("testdata/garbage.json")
 	if err != nil {
-		t.Fatal(err)
-	}
-	var c garbageCorpus
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&c); err != nil {
 		t.Fatal(err)
 	}
 	return c
