@@ -12,13 +12,11 @@ import (
 
 // TestHostileBundles gives eval --bundle files that are no bundle, or a
 // broken one: exit 2, nothing on stdout, a short message that starts with
-// the bundle's path. Cases that show a known bug are skipped, naming it;
-// HOSTILE_RUN_SKIPPED=1 runs them (to check a fix).
+// the bundle's path.
 func TestHostileBundles(t *testing.T) {
 	cases := []struct {
 		name string
 		make func(t *testing.T, dir string) string // returns the --bundle path
-		skip string
 	}{
 		{name: "missing", make: func(t *testing.T, dir string) string { return filepath.Join(dir, "nowhere.tar.gz") }},
 		{name: "empty file", make: func(t *testing.T, dir string) string { return writeBundleFile(t, dir, nil) }},
@@ -46,9 +44,6 @@ func TestHostileBundles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.skip != "" && os.Getenv("HOSTILE_RUN_SKIPPED") == "" {
-				t.Skip(c.skip)
-			}
 			dir, _ := fixture(t, nil)
 			bundle := c.make(t, dir)
 			info, _ := os.Stat(bundle)

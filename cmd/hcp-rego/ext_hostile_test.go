@@ -10,14 +10,11 @@ import (
 
 // TestHostileExt gives eval --ext runtime rules that are missing, outside
 // hcp.ext, or do not parse: exit 2, nothing on stdout, one short message
-// per problem as file:line:col (file alone when there is no line). Cases
-// that show a known bug are skipped, naming it; HOSTILE_RUN_SKIPPED=1 runs
-// them.
+// per problem as file:line:col (file alone when there is no line).
 func TestHostileExt(t *testing.T) {
 	cases := []struct {
 		name, rego string // rego "" means no file
 		want       string // a regular expression for stderr, @ standing for the file
-		skip       string
 	}{
 		{name: "missing", want: `^@: no such file or folder\n$`},
 		{name: "outside hcp.ext", rego: "package hcp.authz\n\ndecision := {\"allow\": true}\n", want: `^@:1:1: package hcp.authz is outside hcp.ext, the runtime's root\n$`},
@@ -26,9 +23,6 @@ func TestHostileExt(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.skip != "" && os.Getenv("HOSTILE_RUN_SKIPPED") == "" {
-				t.Skip(c.skip)
-			}
 			dir, _ := fixture(t, nil)
 			ext := filepath.Join(dir, "ext.rego")
 			if c.rego != "" {
