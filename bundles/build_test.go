@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
@@ -232,6 +233,44 @@ func TestWriteFileAtomic(t *testing.T) {
 	if info, _ := os.Stat(out); info.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v", info.Mode())
 	}
+}
+
+// A symbolic link is written through and stays a link; a named pipe or a
+// link to nothing is refused and left as it was.
+func TestWriteFileAtomicLinksAndSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.tar.gz")
+	os.WriteFile(real, []byte("old"), 0o644)
+	link := filepath.Join(dir, "link.tar.gz")
+	if err := os.Symlink("real.tar.gz", link); err != nil {
+		t.Skip(err)
+	}
+	if err := bundles.WriteFileAtomic(link, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(real); string(got) != "new" {
+		t.Errorf("link target holds %q", got)
+	}
+	if info, _ := os.Lstat(link); info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link replaced: mode %v", info.Mode())
+	}
+
+	dangling := filepath.Join(dir, "dangling.tar.gz")
+	os.Symlink("nowhere.tar.gz", dangling)
+	if err := bundles.WriteFileAtomic(dangling, []byte("x")); err == nil || err.Error() != "write "+dangling+": a symbolic link to nothing" {
+		t.Errorf("dangling link: error %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := bundles.WriteFileAtomic(fifo, []byte("x")); err == nil || err.Error() != "write "+fifo+": not a regular file" {
+		t.Errorf("fifo: error %v", err)
+	}
+	if info, _ := os.Lstat(fifo); info.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("fifo replaced: mode %v", info.Mode())
+	}
+	assertTree(t, dir, []string{"dangling.tar.gz", "fifo", "link.tar.gz", "real.tar.gz"})
 }
 
 // assertTree fails unless the paths below dir are exactly want.

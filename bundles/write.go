@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -45,11 +46,17 @@ func Encode(b *bundle.Bundle) ([]byte, error) {
 // WriteFileAtomic writes data to path through a temporary file in the same
 // folder and a rename: readers see the old file or the new one, and on any
 // error the old file is untouched and no temporary file is left.
+//
+// A symbolic link is written through: the file it names is replaced and
+// the link stays. Anything that is not a regular file (a folder, a device,
+// a named pipe, a link to nothing) is refused and left as it was, so that
+// `-o /dev/null` cannot turn a device into a file.
 func WriteFileAtomic(path string, data []byte) (err error) {
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return fmt.Errorf("write %s: is a directory", path)
+	dest, err := writeTarget(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, pathless(err))
 	}
@@ -73,10 +80,39 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err = os.Rename(tmp.Name(), dest); err != nil {
 		return fmt.Errorf("write %s: %w", path, renameCause(err))
 	}
 	return nil
+}
+
+// writeTarget is the file a write to path replaces: path itself when
+// nothing is there or a regular file is, or the regular file that a
+// symbolic link at path names. Anything else is an error.
+func writeTarget(path string) (string, error) {
+	info, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, nil
+	}
+	if err != nil {
+		return "", pathless(err)
+	}
+	dest := path
+	if info.Mode()&fs.ModeSymlink != 0 {
+		if dest, err = filepath.EvalSymlinks(path); err != nil {
+			return "", errors.New("a symbolic link to nothing")
+		}
+		if info, err = os.Stat(dest); err != nil {
+			return "", pathless(err)
+		}
+	}
+	switch {
+	case info.IsDir():
+		return "", errors.New("is a directory")
+	case !info.Mode().IsRegular():
+		return "", errors.New("not a regular file")
+	}
+	return dest, nil
 }
 
 // renameCause drops the paths from a rename error, one of which is the
