@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// fullWriter fails every write, as standard output on a full disk does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// A result that cannot be written ends the run with exit 2 and says so,
+// also for the commands that print with fmt and for a findings exit.
+func TestLostOutputIsBadInput(t *testing.T) {
+	packs := []string{"../../testdata/packs", "--grants", "../../testdata/grants/acme.json", "--grants", "../../testdata/grants/defaults.json"}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"version", []string{"version"}},
+		{"help", []string{"--help"}},
+		{"lint", append([]string{"lint"}, packs...)},
+		{"lint findings", []string{"lint", "PACK"}},
+		{"eval pretty", append([]string{"eval", "--input", "../../testdata/inputs/confirm.json", "--format", "pretty"}, packs...)},
+	}
+	// A pack whose manifest has a command without a policy row: a finding.
+	pack := t.TempDir()
+	os.WriteFile(filepath.Join(pack, "manifest.json"), []byte(`{"id": "shop", "commands": {"browse": {}, "buy": {}}}`), 0o644)
+	os.WriteFile(filepath.Join(pack, "policy.json"), []byte(`{"surface_id": "shop", "verbs": {"browse": {"operation": "read", "privacy": {"land": "personal"}}}}`), 0o644)
+	if code, _, _ := runTestCLI(t, "lint", pack); code != exitFindings {
+		t.Fatalf("lint fixture: exit %d, want findings", code)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if i := slices.Index(tt.args, "PACK"); i >= 0 {
+				tt.args[i] = pack
+			}
+			var errOut bytes.Buffer
+			code := run(tt.args, streams{in: bytes.NewReader(nil), out: fullWriter{}, err: &errOut})
+			if code != exitBadInput || errOut.String() != "write standard output: no space left on device\n" {
+				t.Errorf("exit %d, stderr %q", code, errOut.String())
+			}
+		})
+	}
+}
