@@ -153,6 +153,9 @@ func (p *parser) value(depth int) (*Node, error) {
 		}
 		n.Kind, n.Text = String, t
 	case json.Number:
+		if problem := numberProblem(t.String()); problem != "" {
+			return nil, p.fail(start, "%s", problem)
+		}
 		n.Kind, n.Text = Number, t.String()
 	case bool:
 		n.Kind, n.Bool = Bool, t

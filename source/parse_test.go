@@ -58,6 +58,8 @@ func TestParseErrors(t *testing.T) {
 		{name: "truncated", json: `{"a": [1, 2`, want: "f.json:1:12: invalid JSON: unexpected end of file"},
 		{name: "trailing comma", json: `{"a": 1,}`, want: "f.json:1:9: invalid JSON: invalid character '}' looking for beginning of object key string"},
 		{name: "trailing data", json: `{} {}`, want: "f.json:1:4: unexpected data after the JSON value"},
+		{name: "number OPA refuses", json: "{\"a\": [1e100000]}", want: "f.json:1:8: number 1e100000 is too large for OPA to evaluate"},
+		{name: "long number clipped", json: "[0." + strings.Repeat("0", 100) + "1e-99999]", want: "f.json:1:2: number 0.00000000000000...(78 bytes)...000000001e-99999 is too large for OPA to evaluate"},
 		{name: "trailing comma after the value", json: "{\"a\": 1},\n", want: "f.json:1:9: unexpected data after the JSON value"},
 		{name: "trailing colon after a scalar", json: `1 :`, want: "f.json:1:3: unexpected data after the JSON value"},
 		{name: "bad UTF-8 after multi-byte", json: "{\"é\": \"\xff\"}", want: "f.json:1:8: invalid UTF-8"},

@@ -53,6 +53,7 @@ func (q *quickParser) value(depth int) (*Node, bool) {
 		return n, len(n.Text) <= MaxStringBytes
 	case '0':
 		n.Kind, n.Text = Number, tok.String()
+		return n, numberProblem(n.Text) == ""
 	case 't', 'f':
 		n.Kind, n.Bool = Bool, tok.Bool()
 	case 'n':

@@ -220,7 +220,13 @@ func article(k Kind) string {
 // scalar converts a scalar by its resolved tag.
 func (y *yamlReader) scalar(n *yaml.Node) *Node {
 	out := &Node{Pos: y.pos(n)}
-	switch tag := n.ShortTag(); tag {
+	tag := n.ShortTag()
+	if tag == "!!str" && n.Style == 0 && jsonNumber.MatchString(n.Value) {
+		// A plain number out of float64's range (1e400) is a string to
+		// yaml.v3, and a number to JSON.
+		tag = "!!float"
+	}
+	switch tag {
 	case "!!null":
 		out.Kind = Null
 	case "!!bool":
@@ -254,6 +260,10 @@ var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9
 // could write it so, else the value YAML reads (0x1F is 31).
 func (y *yamlReader) number(n *yaml.Node) (string, bool) {
 	if jsonNumber.MatchString(n.Value) {
+		if problem := numberProblem(n.Value); problem != "" {
+			y.add(n, "%s", problem)
+			return "", false
+		}
 		return n.Value, true
 	}
 	var v any
