@@ -56,10 +56,12 @@ _limit_shape(limit) if {
 	}
 }
 
-# _number reads a JSON number, or a string of the form -?[0-9]+(\.[0-9]+)?.
+# _number reads a JSON number, or a string of the form -?[0-9]+(\.[0-9]+)?
+# as the exact number it writes: read as JSON once its leading zeros are
+# gone ("007" is 7), since to_number's float64 fails from 1e309 on.
 _number(x) := x if is_number(x)
 
-_number(x) := to_number(x) if {
+_number(x) := json.unmarshal(regex.replace(x, `^(-?)0+([0-9])`, "$1$2")) if {
 	is_string(x)
 	regex.match(`^-?[0-9]+(\.[0-9]+)?$`, x)
 }

@@ -33,8 +33,9 @@ var approvals = []map[string]any{{}, {"confirm": true}, {"apply": true}, {"confi
 
 // allowShapes returns the allow-rule shapes for a call: none, an exact
 // match, a pinned argument that differs, an argument the rule does not
-// name, limits that hold and that fail, a numeric string within limits, a
-// rule for another verb, and malformed rules.
+// name, limits that hold and that fail, a numeric string within limits,
+// numeric strings with leading zeros and beyond float64, a rule for
+// another verb, and malformed rules.
 func allowShapes(pack, key string) [][]any {
 	rule := func(fields map[string]any) map[string]any {
 		r := map[string]any{"pack_id": pack, "verb_key": key}
@@ -52,6 +53,7 @@ func allowShapes(pack, key string) [][]any {
 		{rule(map[string]any{"args": map[string]any{"payee": "demo"}, "limits": map[string]any{"amount": map[string]any{"max": json.Number("2.5")}}})},
 		{rule(map[string]any{"args": map[string]any{"payee": "demo"}, "limits": map[string]any{"amount": map[string]any{"min": "2.80", "max": "2.80"}}}), map[string]any{"pack_id": pack}},
 		{map[string]any{"pack_id": pack, "verb_key": "other"}, rule(map[string]any{"args": "demo"})},
+		{rule(map[string]any{"args": map[string]any{"payee": "demo"}, "limits": map[string]any{"amount": map[string]any{"min": "0002", "max": "1" + strings.Repeat("0", 400)}}})},
 		{rule(map[string]any{"args": map[string]any{"payee": "demo"}, "limits": map[string]any{"amount": map[string]any{"max": true}}})},
 		{rule(map[string]any{"args": map[string]any{"amount": json.Number("2.80"), "payee": "demo"}, "note": "extra field"})},
 	}
