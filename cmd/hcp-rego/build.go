@@ -17,9 +17,6 @@ type buildOptions struct {
 	output   string
 	revision string
 	signing  bundles.Signing
-	// signed is whether --signing-key was given, even as "" (an unset
-	// shell variable): such a build fails rather than go unsigned.
-	signed bool
 }
 
 func newBuildCommand(s streams) *cobra.Command {
@@ -49,7 +46,6 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
   opa run --server --bundle hcp.tar.gz --bundle ext/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
-			o.signed = cmd.Flags().Changed("signing-key")
 			return runBuild(s, o)
 		},
 	}
@@ -57,6 +53,7 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the bundle file to write (required)")
 	cmd.Flags().StringVar(&o.revision, "revision", "", "the bundle's revision (default: a digest of its content)")
 	cmd.Flags().StringVar(&o.signing.KeyFile, "signing-key", "", "sign with this PEM private key (or HS256 secret file)")
+	emptyHint(cmd, "signing-key", "the bundle would go unsigned")
 	cmd.Flags().StringVar(&o.signing.Algorithm, "signing-alg", "", "the signing algorithm: "+strings.Join(bundles.Algorithms, "|")+" (default RS256)")
 	cmd.Flags().StringVar(&o.signing.KeyID, "signing-key-id", "", `the key id the signature names (default "default")`)
 	_ = cmd.MarkFlagRequired("output")
@@ -64,10 +61,7 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 }
 
 func runBuild(s streams, o buildOptions) error {
-	if o.output == "" {
-		return badInput(errors.New("-o: empty path"))
-	}
-	signing, err := signingOf(o.signing, o.signed)
+	signing, err := signingOf(o.signing)
 	if err != nil {
 		return badInput(err)
 	}
@@ -87,15 +81,12 @@ func runBuild(s streams, o buildOptions) error {
 }
 
 // signingOf returns the signing the flags ask for, nil for none, and
-// refuses an empty --signing-key, and --signing-alg or --signing-key-id
-// without --signing-key: a bundle meant to be signed is never written
-// unsigned.
-func signingOf(s bundles.Signing, keyGiven bool) (*bundles.Signing, error) {
+// refuses --signing-alg or --signing-key-id without --signing-key: a
+// bundle meant to be signed is never written unsigned. (An empty
+// --signing-key is refused with every empty flag value, strictFlags.)
+func signingOf(s bundles.Signing) (*bundles.Signing, error) {
 	if s.KeyFile != "" {
 		return &s, nil
-	}
-	if keyGiven {
-		return nil, errors.New("--signing-key: empty path")
 	}
 	if s.Algorithm != "" || s.KeyID != "" {
 		return nil, errors.New("--signing-alg and --signing-key-id need --signing-key")

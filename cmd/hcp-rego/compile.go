@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -47,9 +46,6 @@ replaced only when it is empty or an earlier output of compile.`,
 }
 
 func runCompile(s streams, o compileOptions) error {
-	if o.output == "" {
-		return badInput(errors.New("-o: empty path"))
-	}
 	m, err := compile.Checked(o.packs, o.grants)
 	if err != nil {
 		return badInput(err)

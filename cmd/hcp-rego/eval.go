@@ -29,9 +29,6 @@ type evalOptions struct {
 	failOnDeny bool
 	explain    bool
 	ext        []string
-	// verifying is whether --verification-key was given, even as "" (an
-	// unset shell variable): such a run fails rather than skip the check.
-	verifying bool
 }
 
 func newEvalCommand(s streams) *cobra.Command {
@@ -53,7 +50,6 @@ is bad input (exit 2).`,
     hcp-rego eval testdata/packs --grants testdata/grants/acme.json --input - --format pretty`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
-			o.verifying = cmd.Flags().Changed("verification-key")
 			return runEval(cmd.Context(), s, o)
 		},
 	}
@@ -61,6 +57,7 @@ is bad input (exit 2).`,
 	f.StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
 	f.StringVar(&o.bundle, "bundle", "", "evaluate this bundle (.tar.gz or folder) instead of packs")
 	f.StringVar(&o.verify.KeyFile, "verification-key", "", "verify the bundle's signature with this PEM public key (or HS256 secret file)")
+	emptyHint(cmd, "verification-key", "the bundle would go unverified")
 	f.StringVar(&o.verify.KeyID, "verification-key-id", "", `the key id to verify with (default "default")`)
 	f.StringVar(&o.verify.Algorithm, "verification-alg", "", "the signature algorithm (default: the key's own)")
 	f.StringVar(&o.input, "input", "", "the decision input, a JSON file or - for stdin (required)")
@@ -115,11 +112,9 @@ func (o evalOptions) check() error {
 		return fmt.Errorf("--format %q: want json or pretty", o.format)
 	case o.bundle != "" && (len(o.packs) > 0 || len(o.grants) > 0):
 		return errors.New("give either --bundle or PACK_DIR... and --grants, not both")
-	case o.verifying && o.verify.KeyFile == "":
-		return errors.New("--verification-key: empty path; the bundle would go unverified")
-	case !o.verifying && (o.verify.KeyID != "" || o.verify.Algorithm != ""):
+	case o.verify.KeyFile == "" && (o.verify.KeyID != "" || o.verify.Algorithm != ""):
 		return errors.New("--verification-key-id and --verification-alg need --verification-key")
-	case o.bundle == "" && o.verifying:
+	case o.bundle == "" && o.verify.KeyFile != "":
 		return errors.New("--verification-key needs --bundle")
 	}
 	return nil
@@ -129,7 +124,7 @@ func (o evalOptions) check() error {
 func (o evalOptions) load() (*compile.Model, *bundle.Bundle, error) {
 	if o.bundle != "" {
 		var v *bundles.Verification
-		if o.verifying {
+		if o.verify.KeyFile != "" {
 			v = &o.verify
 		}
 		b, err := bundles.ReadDecisionBundle(o.bundle, v)

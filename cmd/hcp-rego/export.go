@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -14,14 +13,13 @@ import (
 )
 
 type exportOptions struct {
-	packs     []string
-	grants    []string
-	harness   string
-	subject   string
-	server    string
-	output    string
-	tenant    string
-	tenantSet bool
+	packs   []string
+	grants  []string
+	harness string
+	subject string
+	server  string
+	output  string
+	tenant  string
 }
 
 func newExportCommand(s streams) *cobra.Command {
@@ -53,7 +51,6 @@ written.`,
     testdata/packs --grants testdata/grants/acme.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
-			o.tenantSet = cmd.Flags().Changed("tenant")
 			return runExport(cmd.Context(), s, o)
 		},
 	}
@@ -63,6 +60,7 @@ written.`,
 	cmd.Flags().StringVar(&o.server, "server", export.DefaultServer, "the MCP server name")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the file to write (default stdout)")
 	cmd.Flags().StringVar(&o.tenant, "tenant", "", "the principal's tenant (default none)")
+	emptyHint(cmd, "tenant", "leave it out for a principal with no tenant")
 	_ = cmd.MarkFlagRequired("harness")
 	_ = cmd.MarkFlagRequired("subject")
 	return cmd
@@ -75,9 +73,6 @@ func runExport(ctx context.Context, s streams, o exportOptions) error {
 	}
 	if err := export.CheckServer(o.server); err != nil {
 		return badInput(fmt.Errorf("--server: %w", err))
-	}
-	if o.tenantSet && o.tenant == "" {
-		return badInput(errors.New("--tenant: empty; leave it out for a principal with no tenant"))
 	}
 	m, err := compile.Checked(o.packs, o.grants)
 	if err != nil {

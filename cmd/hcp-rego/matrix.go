@@ -23,7 +23,6 @@ type matrixOptions struct {
 	subjects  []string
 	mode      string
 	tenant    string
-	tenantSet bool
 	format    string
 	formatSet bool
 	diff      bool
@@ -58,7 +57,6 @@ away. It exits 0 whether or not anything changed.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
-			o.tenantSet = cmd.Flags().Changed("tenant")
 			o.formatSet = cmd.Flags().Changed("format")
 			if o.diff {
 				return runMatrixDiff(cmd.Context(), s, o)
@@ -69,6 +67,7 @@ away. It exits 0 whether or not anything changed.`,
 	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
 	cmd.Flags().StringVar(&o.mode, "mode", matrix.ModeAsk, "access.mode of every call: ask or run")
 	cmd.Flags().StringVar(&o.tenant, "tenant", "", "the principals' tenant (default none)")
+	emptyHint(cmd, "tenant", "leave it out for a principal with no tenant")
 	cmd.Flags().StringArrayVar(&o.subjects, "subject", nil, "a subject to show: principal:ID, role:NAME or default (repeatable; default all)")
 	cmd.Flags().StringVar(&o.format, "format", "table", "output format: table, markdown or json")
 	cmd.Flags().BoolVar(&o.diff, "diff", false, "compare two folders, OLD_DIR NEW_DIR, and print the changed cells as Markdown")
@@ -79,9 +78,6 @@ away. It exits 0 whether or not anything changed.`,
 func (o matrixOptions) checkCommon() error {
 	if o.mode != matrix.ModeAsk && o.mode != matrix.ModeRun {
 		return fmt.Errorf("--mode %q: want ask or run", o.mode)
-	}
-	if o.tenantSet && o.tenant == "" {
-		return errors.New("--tenant: empty; leave it out for a principal with no tenant")
 	}
 	return nil
 }

@@ -89,5 +89,6 @@ and shows who gets what.`,
 		newSchemaCommand(s),
 		newVersionCommand(s),
 	)
+	strictFlags(root)
 	return root
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// strictFlags makes every string flag of cmd and its subcommands refuse an
+// empty value (an unset shell variable, `-o ”`), which would otherwise
+// fall back to a default such as the packs in `.` or an unsigned bundle,
+// and makes every single-valued one refuse a second value, which would
+// otherwise silently win.
+func strictFlags(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		empty := errEmptyValue
+		if hint := f.Annotations[emptyHintKey]; len(hint) > 0 {
+			empty = fmt.Errorf("%w; %s", errEmptyValue, strings.Join(hint, " "))
+		}
+		switch f.Value.Type() {
+		case "string":
+			f.Value = &singleValue{Value: f.Value, empty: empty}
+		case "stringArray":
+			f.Value = &nonEmptyValue{Value: f.Value, empty: empty}
+		}
+	})
+	for _, sub := range cmd.Commands() {
+		strictFlags(sub)
+	}
+}
+
+// emptyHint tells the user of flag name what to do instead of giving it
+// an empty value, in the message that refuses one.
+func emptyHint(cmd *cobra.Command, name, hint string) {
+	_ = cmd.Flags().SetAnnotation(name, emptyHintKey, []string{hint})
+}
+
+const emptyHintKey = "hcp-rego/empty-hint"
+
+var (
+	errEmptyValue = errors.New("empty value")
+	errGivenTwice = errors.New("given twice; it takes one value")
+)
+
+// singleValue is a string flag that takes one non-empty value.
+type singleValue struct {
+	pflag.Value
+	empty error
+	set   bool
+}
+
+func (v *singleValue) Set(s string) error {
+	switch {
+	case s == "":
+		return v.empty
+	case v.set:
+		return errGivenTwice
+	}
+	v.set = true
+	return v.Value.Set(s)
+}
+
+// nonEmptyValue is a repeatable string flag whose values are not empty.
+type nonEmptyValue struct {
+	pflag.Value
+	empty error
+}
+
+func (v *nonEmptyValue) Set(s string) error {
+	if s == "" {
+		return v.empty
+	}
+	return v.Value.Set(s)
+}
