@@ -63,6 +63,7 @@ written.`,
 	emptyHint(cmd, "tenant", "leave it out for a principal with no tenant")
 	_ = cmd.MarkFlagRequired("harness")
 	_ = cmd.MarkFlagRequired("subject")
+	_ = cmd.MarkFlagRequired("grants")
 	return cmd
 }
 

@@ -86,6 +86,10 @@ func runMatrix(ctx context.Context, s streams, o matrixOptions) error {
 	if err := o.checkCommon(); err != nil {
 		return badInput(err)
 	}
+	if len(o.grants) == 0 {
+		// Required but for --diff, which finds the grant files itself.
+		return badInput(errors.New(`required flag(s) "grants" not set`))
+	}
 	if !slices.Contains([]string{"table", "markdown", "json"}, o.format) {
 		return badInput(fmt.Errorf("--format %q: want table, markdown or json", o.format))
 	}
