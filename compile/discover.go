@@ -56,7 +56,30 @@ func PackDirs(args []string) ([]string, error) {
 			dirs = append(dirs, found...)
 		}
 	}
-	return dirs, errs.Err()
+	return onceEach(dirs), errs.Err()
+}
+
+// onceEach drops the paths that name a file or folder named before, as
+// overlapping arguments do (`lint packs packs/ledger`), keeping the first
+// spelling.
+func onceEach(paths []string) []string {
+	seen := make(map[string]bool, len(paths))
+	return slices.DeleteFunc(paths, func(path string) bool {
+		key := samePath(path)
+		if seen[key] {
+			return true
+		}
+		seen[key] = true
+		return false
+	})
+}
+
+// samePath is a key that two spellings of one path share.
+func samePath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
 }
 
 // findPacks walks root for pack folders.
@@ -95,7 +118,8 @@ type Found struct {
 
 // Discover walks each root for packs, grant files (any other *.json whose
 // top level has a "grants" array), case files (*.cases.yaml|yml|json) and
-// Rego unit tests (*_test.rego).
+// Rego unit tests (*_test.rego), each listed once however the roots
+// overlap.
 func Discover(roots []string) (*Found, error) {
 	f := &Found{}
 	var errs source.Errors
@@ -107,6 +131,8 @@ func Discover(roots []string) (*Found, error) {
 		errs.Merge(root, filepath.WalkDir(root, f.visit(root)))
 	}
 	errs = append(errs, f.errs...)
+	f.Packs, f.GrantFiles = onceEach(f.Packs), onceEach(f.GrantFiles)
+	f.CaseFiles, f.RegoTests = onceEach(f.CaseFiles), onceEach(f.RegoTests)
 	return f, errs.Err()
 }
 

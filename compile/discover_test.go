@@ -1,0 +1,63 @@
+package compile
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// writeFiles writes text files below dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for path, text := range files {
+		full := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Overlapping arguments name each pack and file once, in the spelling
+// first given.
+func TestDiscoveryListsEachOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"packs/a/policy.json":     "{}",
+		"packs/b/policy.json":     "{}",
+		"grants.json":             `{"grants": []}`,
+		"cases/a.cases.yaml":      "cases: []",
+		"cases/policy_test.rego":  "package t",
+		"cases/more/b.cases.json": "{}",
+	})
+	t.Chdir(dir)
+
+	dirs, err := PackDirs([]string{"packs", "packs/a", "./packs/b", filepath.Join(dir, "packs", "a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"packs/a", "packs/b"}; !slices.Equal(dirs, want) {
+		t.Errorf("PackDirs: %q, want %q", dirs, want)
+	}
+
+	found, err := Discover([]string{".", "cases", "./cases/more", "grants.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name      string
+		got, want []string
+	}{
+		{"packs", found.Packs, []string{"packs/a", "packs/b"}},
+		{"grant files", found.GrantFiles, []string{"grants.json"}},
+		{"case files", found.CaseFiles, []string{"cases/a.cases.yaml", "cases/more/b.cases.json"}},
+		{"Rego tests", found.RegoTests, []string{"cases/policy_test.rego"}},
+	} {
+		if !slices.Equal(tt.got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+}
