@@ -61,3 +61,21 @@ func TestDiscoveryListsEachOnce(t *testing.T) {
 		}
 	}
 }
+
+// A grant file given twice is one grant file.
+func TestOpenReadsAGrantFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"shop/manifest.json": `{"id": "shop", "commands": {"browse": {}}}`,
+		"shop/policy.json":   `{"surface_id": "shop", "verbs": {"browse": {"operation": "read", "privacy": {"land": "personal"}}}}`,
+		"grants.json":        `{"grants": [{"subject": "role:buyer", "pack_id": "shop", "capabilities": ["verb.exec.read"]}]}`,
+	})
+	t.Chdir(dir)
+	m, err := Open([]string{"shop"}, []string{"grants.json", "./grants.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Grants) != 1 {
+		t.Errorf("%d grants, want 1", len(m.Grants))
+	}
+}

@@ -82,13 +82,14 @@ func inParallel[T any](items []string, load func(string) loaded[T]) []loaded[T] 
 	return out
 }
 
-// Open resolves PACK_DIR arguments (see PackDirs) and loads the model.
+// Open resolves PACK_DIR arguments (see PackDirs) and loads the model
+// with each grant file once, however often it is given.
 func Open(packArgs, grantFiles []string) (*Model, error) {
 	dirs, err := PackDirs(packArgs)
 	if err != nil {
 		return nil, err
 	}
-	return Load(dirs, grantFiles)
+	return Load(dirs, onceEach(slices.Clone(grantFiles)))
 }
 
 // Checked opens the model and lints it: for every command but lint, a lint
