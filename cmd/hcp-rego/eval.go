@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
@@ -214,7 +216,7 @@ func prettyDecision(d map[string]any) string {
 	}
 	line := func(label string, v any) {
 		if v != nil {
-			fmt.Fprintf(&b, "  %-10s %v\n", label, v)
+			fmt.Fprintf(&b, "  %-10s %s\n", label, printable(fmt.Sprint(v)))
 		}
 	}
 	if key, field := callKey(d); key != "" {
@@ -235,6 +237,18 @@ func prettyDecision(d map[string]any) string {
 	}
 	line("hint", d["hint"])
 	return b.String()
+}
+
+// printable is s as it is when every character of it prints, and else
+// Go-quoted: a pack id or an argument from the input must not move the
+// cursor, forge a line or recolour the terminal.
+func printable(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) && r != ' ' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func callKey(d map[string]any) (string, string) {

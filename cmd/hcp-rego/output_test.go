@@ -48,3 +48,15 @@ func TestLostOutputIsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// eval --format pretty quotes a value that holds a character that does not
+// print: an input cannot forge a line or send escape sequences.
+func TestPrettyQuotesControlCharacters(t *testing.T) {
+	input := filepath.Join(t.TempDir(), "input.json")
+	os.WriteFile(input, []byte(`{"principal":{"id":"a"},"pack_id":"ledger\u001b[31m","verb_key":"x\nFAKE LINE"}`), 0o644)
+	code, out, _ := runTestCLI(t, "eval", "../../testdata/packs", "--input", input, "--format", "pretty")
+	want := "unknown_command: unknown command\n  call       \"ledger\\x1b[31m verb_key x\\nFAKE LINE\"\n"
+	if code != exitOK || out != want {
+		t.Errorf("exit %d, stdout %q\nwant %q", code, out, want)
+	}
+}
