@@ -39,12 +39,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	found, err := compile.Discover(paths)
-	if err != nil {
-		return nil, err
-	}
+	// A broken file that discovery meets is reported with every problem
+	// that loading the rest finds, not alone.
+	found, discoverErr := compile.Discover(paths)
 	cleanAll(found)
-	r, err := prepare(found)
+	r, err := prepare(found, discoverErr)
 	if err != nil {
 		return nil, err
 	}
@@ -98,9 +97,10 @@ type run struct {
 
 // prepare loads and checks every input of the run, reporting every problem
 // in every file at once.
-func prepare(found *compile.Found) (*run, error) {
+func prepare(found *compile.Found, discoverErr error) (*run, error) {
 	r := &run{found: found, evals: newEvaluators()}
 	var errs source.Errors
+	errs.Merge("", discoverErr)
 	for _, path := range found.CaseFiles {
 		cf, err := LoadCaseFile(path)
 		errs.Merge(path, err)

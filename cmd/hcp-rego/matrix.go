@@ -15,6 +15,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/matrix"
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 type matrixOptions struct {
@@ -220,16 +221,18 @@ func loadTree(dir string) (*compile.Model, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%s: is a file, want a folder of packs and grant files", dir)
 	}
+	// Every problem under dir is reported at once: a broken file that
+	// discovery meets, and what loading and linting the rest find.
+	var errs source.Errors
 	found, err := compile.Discover([]string{dir})
-	if err != nil {
-		return nil, err
-	}
+	errs.Merge(dir, err)
 	m, err := compile.Load(found.Packs, found.GrantFiles)
-	if err != nil {
-		return nil, err
+	errs.Merge(dir, err)
+	if err == nil {
+		errs.Merge(dir, compile.Lint(m))
 	}
-	if err := compile.Lint(m); err != nil {
-		return nil, err
+	if len(errs) > 0 {
+		return nil, errs.Err()
 	}
 	return m, nil
 }
