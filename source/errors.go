@@ -15,9 +15,13 @@ type Error struct {
 }
 
 // Error renders the problem as "file:line:col: message", or "file: message"
-// when the problem has no position (a missing file, say).
+// when the problem has no position (a missing file, say), or the message
+// alone when it has no file (an error kept whole by Merge).
 func (e *Error) Error() string {
-	if e.Pos.Line == 0 {
+	switch {
+	case e.File == "":
+		return e.Msg // an error that names its file itself, or none
+	case e.Pos.Line == 0:
 		return e.File + ": " + e.Msg
 	}
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Pos.Line, e.Pos.Col, e.Msg)

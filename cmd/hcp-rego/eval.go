@@ -75,17 +75,17 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	if err := o.check(); err != nil {
 		return badInput(err)
 	}
+	// The input, the packs (or bundle) and the runtime rules are read
+	// before any is judged, so that every bad file is reported at once.
+	var errs source.Errors
 	input, err := readInput(s.in, o.input)
-	if err != nil {
-		return badInput(err)
-	}
+	errs.Merge(o.input, err)
 	m, b, err := o.load()
-	if err != nil {
-		return badInput(err)
-	}
+	errs.Merge("", err)
 	ext, err := hcprego.ReadExt(o.ext)
-	if err != nil {
-		return badInput(err)
+	errs.Merge("", err)
+	if len(errs) > 0 {
+		return badInput(errs.Err())
 	}
 	ev, err := hcprego.New(ctx, b, ext...)
 	if err != nil {
