@@ -52,13 +52,19 @@ func TestMessages(t *testing.T) {
 			name:   "bad subject and capability",
 			schema: "grants",
 			json:   `{"grants": [{"subject": "user:x", "pack_id": "m", "capabilities": ["verb.exec.all"]}]}`,
-			want:   "p.json:1:25: grants[0].subject: \"user:x\" does not match ^(default|principal:.+|role:.+)$\np.json:1:68: grants[0].capabilities[0]: unknown value \"verb.exec.all\", want \"verb.exec.read\", \"verb.exec.write\", \"pack.connect\" or \"sense.enable\"",
+			want:   "p.json:1:25: grants[0].subject: \"user:x\" is not a subject: want principal:ID, role:NAME or default\np.json:1:68: grants[0].capabilities[0]: unknown value \"verb.exec.all\", want \"verb.exec.read\", \"verb.exec.write\", \"pack.connect\" or \"sense.enable\"",
 		},
 		{
 			name:   "manifest ignores unknown fields but checks id",
 			schema: "manifest",
 			json:   `{"id": "Ledger", "name": "x", "commands": {"a": {"cli": "ledger a"}}}`,
-			want:   "p.json:1:8: id: \"Ledger\" does not match ^[a-z0-9][a-z0-9_-]*$\np.json:1:57: commands[\"a\"].cli: must be an array, got a string",
+			want:   "p.json:1:8: id: \"Ledger\" is not a pack id: want lowercase letters, digits, _ and -, starting with a letter or digit\np.json:1:57: commands[\"a\"].cli: must be an array, got a string",
+		},
+		{
+			name:   "an empty name is reported at its key",
+			schema: "manifest",
+			json:   "{\"id\": \"shop\", \"commands\": {\"a\": {},\n \"\": {}}}",
+			want:   "p.json:2:2: empty key in commands: a name must not be empty",
 		},
 		{
 			name:   "input needs one of verb_key and stimulus",

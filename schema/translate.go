@@ -38,6 +38,9 @@ func (s *Schema) translate(file string, root *source.Node, leaf *jsonschema.Vali
 		v.node = root
 	}
 	if msg := s.customMessage(leaf.KeywordLocation); msg != "" {
+		if keyword == "pattern" { // the words for the pattern, after the value
+			return v.at(v.node.Pos, "%s: %s %s", v.where(), compact(v.node.Value()), msg)
+		}
 		return v.at(v.node.Pos, "%s: %s", v.where(), msg)
 	}
 	switch keyword {
@@ -52,6 +55,9 @@ func (s *Schema) translate(file string, root *source.Node, leaf *jsonschema.Vali
 	case "type":
 		return v.at(v.node.Pos, "%s: must be %s, got %s", v.where(), typeWords(v.rule["type"]), article(v.node.Kind.String()))
 	case "minLength":
+		if strings.HasSuffix(leaf.KeywordLocation, "/propertyNames/minLength") {
+			return v.emptyKeys()
+		}
 		return v.at(v.node.Pos, "%s: must not be empty", v.where())
 	case "pattern":
 		return v.at(v.node.Pos, "%s: %s does not match %s", v.where(), compact(v.node.Value()), v.rule["pattern"])
@@ -87,6 +93,18 @@ func (v violation) unknownFields() source.Errors {
 	for _, member := range v.node.Items {
 		if _, ok := known[member.Key]; !ok {
 			errs = append(errs, v.at(member.KeyPos, "unknown field %q%s", member.Key, v.in())...)
+		}
+	}
+	return errs
+}
+
+// emptyKeys reports each empty key of an object whose keys are names
+// (propertyNames: minLength 1), at the key.
+func (v violation) emptyKeys() source.Errors {
+	var errs source.Errors
+	for _, member := range v.node.Items {
+		if member.Key == "" {
+			errs = append(errs, v.at(member.KeyPos, "empty key%s: a name must not be empty", v.in())...)
 		}
 	}
 	return errs
