@@ -61,6 +61,12 @@ func TestMessages(t *testing.T) {
 			want:   "p.json:1:8: id: \"Ledger\" is not a pack id: want lowercase letters, digits, _ and -, starting with a letter or digit\np.json:1:57: commands[\"a\"].cli: must be an array, got a string",
 		},
 		{
+			name:   "a long value is clipped",
+			schema: "grants",
+			json:   `{"version": ` + strings.Repeat("9", 1000) + `, "grants": []}`,
+			want:   "p.json:1:13: version: must be 1, got " + strings.Repeat("9", 32) + "...(936 bytes)..." + strings.Repeat("9", 32),
+		},
+		{
 			name:   "an empty name is reported at its key",
 			schema: "manifest",
 			json:   "{\"id\": \"shop\", \"commands\": {\"a\": {},\n \"\": {}}}",

@@ -169,7 +169,7 @@ func compact(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return source.Clip(string(b))
 }
 
 // oneOf renders allowed values as `"a", "b" or "c"`.

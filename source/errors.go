@@ -83,3 +83,15 @@ func (es *Errors) Merge(file string, err error) {
 		*es = append(*es, &Error{File: file, Msg: err.Error()})
 	}
 }
+
+// Clip shortens a long token or value for a message to its first and last
+// 32 bytes around how many were left out: the position names the value,
+// and a message must not repeat a megabyte of it.
+func Clip(s string) string {
+	const keep = 32
+	if len(s) <= 3*keep {
+		return s
+	}
+	head, tail := strings.ToValidUTF8(s[:keep], ""), strings.ToValidUTF8(s[len(s)-keep:], "")
+	return fmt.Sprintf("%s...(%d bytes)...%s", head, len(s)-2*keep, tail)
+}

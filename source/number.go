@@ -15,15 +15,5 @@ func numberProblem(text string) string {
 	if _, err := ast.NumberChecked(text); err == nil {
 		return ""
 	}
-	return fmt.Sprintf("number %s is too large for OPA to evaluate", clipped(text))
-}
-
-// clipped shortens a long token for a message: its first and last 16
-// bytes around how many were left out.
-func clipped(text string) string {
-	const keep = 16
-	if len(text) <= 3*keep {
-		return text
-	}
-	return fmt.Sprintf("%s...(%d bytes)...%s", text[:keep], len(text)-2*keep, text[len(text)-keep:])
+	return fmt.Sprintf("number %s is too large for OPA to evaluate", Clip(text))
 }

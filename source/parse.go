@@ -37,6 +37,9 @@ func ParseJSON(file string, data []byte) (*Node, error) {
 	if !utf8.Valid(data) {
 		return nil, p.fail(firstInvalidUTF8(data), "invalid UTF-8")
 	}
+	if bytes.HasPrefix(data, []byte("\uFEFF")) {
+		return nil, p.fail(0, "the file starts with a byte-order mark (U+FEFF), which JSON does not allow; save it without one")
+	}
 	if root, ok := quickParse(data); ok {
 		return root, nil
 	}

@@ -25,6 +25,7 @@ func TestPositions(t *testing.T) {
 		{name: "multi-byte UTF-8 counts as one column", json: `{"é€𝄞": "日本", "k": 1}`, pointer: "/k", want: Pos{1, 20}, wantKey: Pos{1, 15}},
 		{name: "tabs count as one column", json: "{\n\t\t\"k\":\t1}", pointer: "/k", want: Pos{2, 8}, wantKey: Pos{2, 3}},
 		{name: "CRLF lines", json: "{\r\n\"a\": 1,\r\n\"b\": 2}", pointer: "/b", want: Pos{3, 6}, wantKey: Pos{3, 1}},
+		{name: "CR lines", json: "{\r\"a\": 1,\r\r\"b\": 2}", pointer: "/b", want: Pos{4, 6}, wantKey: Pos{4, 1}},
 		{name: "pointer escapes", json: `{"a/b": {"c~d": 5}}`, pointer: "/a~1b/c~0d", want: Pos{1, 17}, wantKey: Pos{1, 10}},
 	}
 	for _, tt := range tests {
@@ -58,8 +59,9 @@ func TestParseErrors(t *testing.T) {
 		{name: "truncated", json: `{"a": [1, 2`, want: "f.json:1:12: invalid JSON: unexpected end of file"},
 		{name: "trailing comma", json: `{"a": 1,}`, want: "f.json:1:9: invalid JSON: invalid character '}' looking for beginning of object key string"},
 		{name: "trailing data", json: `{} {}`, want: "f.json:1:4: unexpected data after the JSON value"},
+		{name: "byte-order mark", json: "\uFEFF{}", want: "f.json:1:1: the file starts with a byte-order mark (U+FEFF), which JSON does not allow; save it without one"},
 		{name: "number OPA refuses", json: "{\"a\": [1e100000]}", want: "f.json:1:8: number 1e100000 is too large for OPA to evaluate"},
-		{name: "long number clipped", json: "[0." + strings.Repeat("0", 100) + "1e-99999]", want: "f.json:1:2: number 0.00000000000000...(78 bytes)...000000001e-99999 is too large for OPA to evaluate"},
+		{name: "long number clipped", json: "[0." + strings.Repeat("0", 100) + "1e-99999]", want: "f.json:1:2: number 0." + strings.Repeat("0", 30) + "...(46 bytes)..." + strings.Repeat("0", 24) + "1e-99999 is too large for OPA to evaluate"},
 		{name: "trailing comma after the value", json: "{\"a\": 1},\n", want: "f.json:1:9: unexpected data after the JSON value"},
 		{name: "trailing colon after a scalar", json: `1 :`, want: "f.json:1:3: unexpected data after the JSON value"},
 		{name: "bad UTF-8 after multi-byte", json: "{\"é\": \"\xff\"}", want: "f.json:1:8: invalid UTF-8"},

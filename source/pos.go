@@ -24,8 +24,14 @@ func newLineIndex(data []byte) *lineIndex {
 	return &lineIndex{data: data, at: Pos{Line: 1, Col: 1}}
 }
 
+// before reports whether the byte after the current one is b.
+func (ix *lineIndex) before(b byte) bool {
+	return ix.off+1 < len(ix.data) && ix.data[ix.off+1] == b
+}
+
 // pos returns the position of the byte at offset; an offset past the end
-// names the position just after the last byte.
+// names the position just after the last byte. A line ends at "\n", at
+// "\r\n", and at a "\r" alone (old Mac files), as editors count them.
 func (ix *lineIndex) pos(offset int) Pos {
 	offset = max(0, min(offset, len(ix.data)))
 	if offset < ix.off {
@@ -33,7 +39,7 @@ func (ix *lineIndex) pos(offset int) Pos {
 	}
 	for ix.off < offset {
 		r, size := utf8.DecodeRune(ix.data[ix.off:])
-		if r == '\n' {
+		if r == '\n' || r == '\r' && !ix.before('\n') {
 			ix.at = Pos{Line: ix.at.Line + 1, Col: 1}
 		} else {
 			ix.at.Col++

@@ -15,8 +15,8 @@ import (
 func naivePos(data []byte, offset int) Pos {
 	p := Pos{Line: 1, Col: 1}
 	for off := 0; off < offset; {
-		r, size := utf8.DecodeRune(data[off:])
-		if r == '\n' {
+		_, size := utf8.DecodeRune(data[off:])
+		if lineBreak(data, off) {
 			p = Pos{Line: p.Line + 1, Col: 1}
 		} else {
 			p.Col++
@@ -24,6 +24,18 @@ func naivePos(data []byte, offset int) Pos {
 		off += size
 	}
 	return p
+}
+
+// lineBreak reports whether a line ends with the byte at off: a "\n", or
+// a "\r" that no "\n" follows.
+func lineBreak(data []byte, off int) bool {
+	switch data[off] {
+	case '\n':
+		return true
+	case '\r':
+		return !bytes.HasPrefix(data[off+1:], []byte("\n"))
+	}
+	return false
 }
 
 // naiveOffset is the inverse of naivePos: the offset of the character at
@@ -37,8 +49,8 @@ func naiveOffset(data []byte, p Pos) int {
 		if off == len(data) {
 			break
 		}
-		r, size := utf8.DecodeRune(data[off:])
-		if r == '\n' {
+		_, size := utf8.DecodeRune(data[off:])
+		if lineBreak(data, off) {
 			at = Pos{Line: at.Line + 1, Col: 1}
 		} else {
 			at.Col++
@@ -54,6 +66,7 @@ func naiveOffset(data []byte, p Pos) int {
 func FuzzLineIndex(f *testing.F) {
 	f.Add([]byte("{\n\t\"a\": \"é日本\",\r\n \"b\": [1,\n2]}\n"), uint64(1))
 	f.Add([]byte("\xff\xfe\n\xc3\x28x\n\n"), uint64(2))
+	f.Add([]byte("a\rb\r\nc\r\r\nd\r"), uint64(3))
 	f.Add([]byte(""), uint64(3))
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
 		var starts []int
