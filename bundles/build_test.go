@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -271,6 +272,17 @@ func TestWriteFileAtomicLinksAndSpecialFiles(t *testing.T) {
 		t.Errorf("fifo replaced: mode %v", info.Mode())
 	}
 	assertTree(t, dir, []string{"dangling.tar.gz", "fifo", "link.tar.gz", "real.tar.gz"})
+}
+
+// A name as long as the folder takes is written: the temporary file's
+// name beside it stays shorter.
+func TestWriteFileAtomicLongName(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, strings.Repeat("b", 247)+".tar.gz")
+	if err := bundles.WriteFileAtomic(out, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	assertTree(t, dir, []string{filepath.Base(out)})
 }
 
 // assertTree fails unless the paths below dir are exactly want.

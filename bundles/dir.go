@@ -116,7 +116,7 @@ func WriteDir(dir string, b *bundle.Bundle) (err error) {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	tmp, err := os.MkdirTemp(filepath.Dir(target), tempPattern(target))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", dir, pathless(err))
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 
@@ -51,39 +52,53 @@ func Encode(b *bundle.Bundle) ([]byte, error) {
 // the link stays. Anything that is not a regular file (a folder, a device,
 // a named pipe, a link to nothing) is refused and left as it was, so that
 // `-o /dev/null` cannot turn a device into a file.
-func WriteFileAtomic(path string, data []byte) (err error) {
+func WriteFileAtomic(path string, data []byte) error {
 	dest, err := writeTarget(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-*")
+	tmp, err := os.CreateTemp(filepath.Dir(dest), tempPattern(dest))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, pathless(err))
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// Flushed before the rename, so that after a crash path holds the old
-	// bytes or the new ones, never an empty file.
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := fill(tmp, data); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, pathless(err))
 	}
 	if err = os.Rename(tmp.Name(), dest); err != nil {
+		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, renameCause(err))
 	}
 	return nil
+}
+
+// fill writes data to the new file f, makes it world-readable and closes
+// it. The bytes are flushed before the caller's rename, so that after a
+// crash the target holds the old bytes or the new ones, never an empty
+// file.
+func fill(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// tempPattern names the temporary file or folder written beside target:
+// hidden, after target, and short enough to fit beside any name the folder
+// takes.
+func tempPattern(target string) string {
+	base := filepath.Base(target)
+	if len(base) > 64 {
+		base = strings.ToValidUTF8(base[:64], "")
+	}
+	return "." + base + ".tmp-*"
 }
 
 // writeTarget is the file a write to path replaces: path itself when
