@@ -1,8 +1,6 @@
 package export
 
 import (
-	"strings"
-
 	"github.com/hcp-rego/hcp-rego/matrix"
 )
 
@@ -20,21 +18,15 @@ type claudePermissions struct {
 	Deny  []string `json:"deny"`
 }
 
-// ClaudeRule is Claude Code's rule for an MCP tool: mcp__<server>__<tool>,
-// with no parentheses (a rule with a specifier would be another rule).
+// ClaudeRule is Claude Code's rule for an MCP tool: mcp__<server>__<tool>.
+// Tool names hold no parentheses (a rule with a specifier, which Claude
+// Code skips for mcp__ rules) and no glob characters (see nameable).
 func ClaudeRule(server, tool string) string { return "mcp__" + server + "__" + tool }
 
-// writeClaude writes every disposition to its list. Claude Code skips an
-// mcp__ rule that contains parentheses, so such a tool is left unwritten.
+// writeClaude writes every disposition to its list.
 func writeClaude(server string, tools []Tool) (*File, error) {
 	p := claudePermissions{Allow: []string{}, Ask: []string{}, Deny: []string{}}
-	var notes []Note
 	for _, t := range tools {
-		if strings.ContainsAny(t.Name, "()") {
-			notes = append(notes, Note{Harness: ClaudeCode, Tool: t.Name, Unwritten: true,
-				Text: string(t.Disposition) + " cannot be expressed: Claude Code skips an mcp__ rule that contains parentheses; left unwritten"})
-			continue
-		}
 		rule := ClaudeRule(server, t.Name)
 		switch t.Disposition {
 		case matrix.Allow:
@@ -49,5 +41,5 @@ func writeClaude(server string, tools []Tool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Data: data, Notes: notes}, nil
+	return &File{Data: data}, nil
 }

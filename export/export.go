@@ -151,6 +151,16 @@ func Write(h Harness, server string, tools []Tool) (*File, error) {
 			return nil, fmt.Errorf("tool %q: disposition %q: want allow, ask or deny", t.Name, t.Disposition)
 		}
 	}
+	kept, notes := nameable(h, tools)
+	f, err := render(h, server, kept)
+	if err != nil {
+		return nil, err
+	}
+	f.Notes = append(notes, f.Notes...)
+	return f, nil
+}
+
+func render(h Harness, server string, tools []Tool) (*File, error) {
 	switch h {
 	case ClaudeCode:
 		return writeClaude(server, tools)
@@ -164,4 +174,29 @@ func Write(h Harness, server string, tools []Tool) (*File, error) {
 		return writeCursor(server, tools)
 	}
 	return nil, fmt.Errorf("harness %q: want claude-code, codex, opencode, gemini or cursor", h)
+}
+
+// toolName is what an MCP tool name should be made of (the MCP
+// specification's tool names: letters, digits, _, - and ., at most 128).
+// Any other character is a pattern to some harness (* and ? in OpenCode's
+// and Claude Code's rules, so that one tool's rule would cover others) or
+// is renamed by it (a space becomes _), so that the rule would name
+// another tool or none.
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// nameable splits tools into those that every harness names as written
+// and notes for the others, which are left unwritten: seed 004 says not to
+// rename a tool and pretend it is the same.
+func nameable(h Harness, tools []Tool) ([]Tool, []Note) {
+	var kept []Tool
+	var notes []Note
+	for _, t := range tools {
+		if toolName.MatchString(t.Name) {
+			kept = append(kept, t)
+			continue
+		}
+		notes = append(notes, Note{Harness: h, Tool: t.Name, Unwritten: true,
+			Text: string(t.Disposition) + " cannot be expressed: the name holds a character other than letters, digits, _, - and . (MCP tool names), which a harness would read as a pattern or rename; left unwritten"})
+	}
+	return kept, notes
 }

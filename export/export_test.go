@@ -2,6 +2,7 @@ package export
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/matrix"
@@ -54,22 +55,35 @@ func TestExportErrors(t *testing.T) {
 	}
 }
 
-// TestClaudeParentheses: an mcp__ rule with parentheses is skipped by
-// Claude Code, so the tool is left unwritten and noted.
-func TestClaudeParentheses(t *testing.T) {
-	mx := handMatrix([5]string{"a", "verb", "run(x)", "read", "deny"}, [5]string{"a", "verb", "ok", "read", "deny"})
-	f, err := Export(mx, "role:x", ClaudeCode, "hcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "{\n  \"permissions\": {\n    \"allow\": [],\n    \"ask\": [],\n    \"deny\": [\n      \"mcp__hcp__ok\"\n    ]\n  }\n}\n"
-	if string(f.Data) != want {
-		t.Errorf("file = %q, want %q", f.Data, want)
-	}
-	notes := noteStrings(f.Notes)
-	wantNotes := []string{"note: claude-code: run(x): deny cannot be expressed: Claude Code skips an mcp__ rule that contains parentheses; left unwritten"}
-	if !reflect.DeepEqual(notes, wantNotes) {
-		t.Errorf("notes = %q, want %q", notes, wantNotes)
+// TestUnnameableTools: a tool whose name holds a glob character, a
+// parenthesis or a space is left unwritten and noted by every harness, so
+// that no rule can name another tool (pay.* would cover pay.send) or none.
+func TestUnnameableTools(t *testing.T) {
+	mx := handMatrix(
+		[5]string{"a", "verb", "pay.*", "read", "allow"},
+		[5]string{"a", "verb", "pay.send", "write", "ask"},
+		[5]string{"a", "verb", "run(x)", "read", "deny"},
+		[5]string{"a", "verb", "drop table", "write", "deny"},
+	)
+	for _, h := range Harnesses {
+		f, err := Export(mx, "role:x", h, "hcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"pay.*", "pay_*", "run(", "drop"} {
+			if strings.Contains(string(f.Data), bad) {
+				t.Errorf("%s: file holds %q:\n%s", h, bad, f.Data)
+			}
+		}
+		var unwritten []string
+		for _, n := range f.Notes {
+			if n.Unwritten && strings.Contains(n.Text, "(MCP tool names)") {
+				unwritten = append(unwritten, n.Tool)
+			}
+		}
+		if want := []string{"pay.*", "run(x)", "drop table"}; !reflect.DeepEqual(unwritten, want) {
+			t.Errorf("%s: unwritten %q, want %q", h, unwritten, want)
+		}
 	}
 }
 
