@@ -159,12 +159,11 @@ func writeTenantNotes(w io.Writer, m *compile.Model, tenant string) {
 		for _, g := range byTenant[t] {
 			where = append(where, g.Source())
 		}
-		verb := "grants hold"
+		words := "grants hold only for tenant %q and count in no cell (--tenant %s counts them)"
 		if len(where) == 1 {
-			verb = "grant holds"
+			words = "grant holds only for tenant %q and counts in no cell (--tenant %s counts it)"
 		}
-		fmt.Fprintf(w, "note: %d %s only for tenant %q and count in no cell (--tenant %s counts them): %s\n",
-			len(where), verb, t, matrix.Printable(t), strings.Join(where, ", "))
+		fmt.Fprintf(w, "note: %d "+words+": %s\n", len(where), t, matrix.Printable(t), strings.Join(where, ", "))
 	}
 }
 
