@@ -285,6 +285,20 @@ func TestWriteFileAtomicLongName(t *testing.T) {
 	assertTree(t, dir, []string{filepath.Base(out)})
 }
 
+// A file that is replaced keeps its permissions: a private bundle stays
+// private.
+func TestWriteFileAtomicKeepsPermissions(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "private.tar.gz")
+	os.WriteFile(out, []byte("old"), 0o600)
+	os.Chmod(out, 0o600)
+	if err := bundles.WriteFileAtomic(out, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := os.Stat(out); info.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want -rw-------", info.Mode())
+	}
+}
+
 // assertTree fails unless the paths below dir are exactly want.
 func assertTree(t *testing.T, dir string, want []string) {
 	t.Helper()

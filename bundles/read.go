@@ -1,15 +1,14 @@
 package bundles
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
 
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // Verification says how Read checks a bundle's signature, as an OPA
@@ -145,24 +144,14 @@ func hasLibrary(b *bundle.Bundle) bool {
 func open(path string) (bundle.DirectoryLoader, func(), error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, pathless(err)
+		return nil, nil, source.Pathless(err)
 	}
 	if info.IsDir() {
 		return bundle.NewDirectoryLoader(path).WithSizeLimitBytes(MaxFileBytes), func() {}, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, pathless(err)
+		return nil, nil, source.Pathless(err)
 	}
 	return bundle.NewTarballLoader(f).WithSizeLimitBytes(MaxFileBytes), func() { f.Close() }, nil
-}
-
-// pathless drops the path from a file system error whose message is
-// prefixed with the path already.
-func pathless(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

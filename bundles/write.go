@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // Build assembles the bundle of m (an empty revision means Digest(m)),
@@ -53,17 +54,17 @@ func Encode(b *bundle.Bundle) ([]byte, error) {
 // a named pipe, a link to nothing) is refused and left as it was, so that
 // `-o /dev/null` cannot turn a device into a file.
 func WriteFileAtomic(path string, data []byte) error {
-	dest, err := writeTarget(path)
+	dest, perm, err := writeTarget(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dest), tempPattern(dest))
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, pathless(err))
+		return fmt.Errorf("write %s: %w", path, source.Pathless(err))
 	}
-	if err := fill(tmp, data); err != nil {
+	if err := fill(tmp, data, perm); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, pathless(err))
+		return fmt.Errorf("write %s: %w", path, source.Pathless(err))
 	}
 	if err = os.Rename(tmp.Name(), dest); err != nil {
 		os.Remove(tmp.Name())
@@ -72,14 +73,13 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// fill writes data to the new file f, makes it world-readable and closes
-// it. The bytes are flushed before the caller's rename, so that after a
-// crash the target holds the old bytes or the new ones, never an empty
-// file.
-func fill(f *os.File, data []byte) error {
+// fill writes data to the new file f, gives it perm and closes it. The
+// bytes are flushed before the caller's rename, so that after a crash the
+// target holds the old bytes or the new ones, never an empty file.
+func fill(f *os.File, data []byte, perm fs.FileMode) error {
 	_, err := f.Write(data)
 	if err == nil {
-		err = f.Chmod(0o644)
+		err = f.Chmod(perm)
 	}
 	if err == nil {
 		err = f.Sync()
@@ -101,33 +101,38 @@ func tempPattern(target string) string {
 	return "." + base + ".tmp-*"
 }
 
-// writeTarget is the file a write to path replaces: path itself when
-// nothing is there or a regular file is, or the regular file that a
-// symbolic link at path names. Anything else is an error.
-func writeTarget(path string) (string, error) {
+// writeTarget is the file a write to path replaces, and the permissions
+// the new file takes: path itself when nothing is there (world-readable)
+// or a regular file is (its own), or the regular file that a symbolic link
+// at path names. Anything else is an error.
+func writeTarget(path string) (string, fs.FileMode, error) {
 	info, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return path, nil
+		return path, 0o644, nil
 	}
 	if err != nil {
-		return "", pathless(err)
+		return "", 0, source.Pathless(err)
 	}
 	dest := path
 	if info.Mode()&fs.ModeSymlink != 0 {
-		if dest, err = filepath.EvalSymlinks(path); err != nil {
-			return "", errors.New("a symbolic link to nothing")
+		dest, err = filepath.EvalSymlinks(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", 0, errors.New("a symbolic link to nothing")
 		}
-		if info, err = os.Stat(dest); err != nil {
-			return "", pathless(err)
+		if err == nil {
+			info, err = os.Stat(dest)
+		}
+		if err != nil {
+			return "", 0, source.Pathless(err)
 		}
 	}
 	switch {
 	case info.IsDir():
-		return "", errors.New("is a directory")
+		return "", 0, errors.New("is a directory")
 	case !info.Mode().IsRegular():
-		return "", errors.New("not a regular file")
+		return "", 0, errors.New("not a regular file")
 	}
-	return dest, nil
+	return dest, info.Mode().Perm(), nil
 }
 
 // renameCause drops the paths from a rename error, one of which is the

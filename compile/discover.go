@@ -74,8 +74,13 @@ func onceEach(paths []string) []string {
 	})
 }
 
-// samePath is a key that two spellings of one path share.
+// samePath is a key that two spellings of one file share: its absolute
+// path with every symbolic link resolved, so that "link/../g.json" is the
+// file the system opens, not the text's parent folder.
 func samePath(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	if abs, err := filepath.Abs(path); err == nil {
 		return abs
 	}

@@ -79,3 +79,22 @@ func TestOpenReadsAGrantFileOnce(t *testing.T) {
 		t.Errorf("%d grants, want 1", len(m.Grants))
 	}
 }
+
+// Paths are told apart by the files they open: "A/link/../g.json" through
+// a link to another folder is another file than "A/g.json", and a folder
+// reached through a link is the folder itself.
+func TestSamePathFollowsLinks(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"A/g.json": "{}", "other/g.json": "{}", "other/x/keep": ""})
+	t.Chdir(dir)
+	if err := os.Symlink("../other/x", "A/link"); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink("A", "alias"); err != nil {
+		t.Fatal(err)
+	}
+	got := onceEach([]string{"A/g.json", "A/link/../g.json", "alias/g.json", "./A/g.json"})
+	if want := []string{"A/g.json", "A/link/../g.json"}; !slices.Equal(got, want) {
+		t.Errorf("onceEach: %q, want %q", got, want)
+	}
+}

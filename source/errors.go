@@ -2,7 +2,9 @@ package source
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 )
@@ -62,7 +64,9 @@ func (es Errors) Err() error {
 		return nil
 	}
 	es.Sort()
-	return es
+	// A file that two steps read (discovery, then a case file naming it)
+	// is reported once.
+	return slices.CompactFunc(es, func(a, b *Error) bool { return *a == *b })
 }
 
 // Add appends one problem.
@@ -93,5 +97,16 @@ func Clip(s string) string {
 		return s
 	}
 	head, tail := strings.ToValidUTF8(s[:keep], ""), strings.ToValidUTF8(s[len(s)-keep:], "")
-	return fmt.Sprintf("%s...(%d bytes)...%s", head, len(s)-2*keep, tail)
+	return fmt.Sprintf("%s...(%d bytes)...%s", head, len(s)-len(head)-len(tail), tail)
+}
+
+// Pathless drops the file name from a file system error, for a message
+// that names the file its own way (a temporary file's random name, or
+// /dev/stdout for standard output, would only confuse).
+func Pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -60,8 +60,8 @@ func TestParseErrors(t *testing.T) {
 		{name: "trailing comma", json: `{"a": 1,}`, want: "f.json:1:9: invalid JSON: invalid character '}' looking for beginning of object key string"},
 		{name: "trailing data", json: `{} {}`, want: "f.json:1:4: unexpected data after the JSON value"},
 		{name: "byte-order mark", json: "\uFEFF{}", want: "f.json:1:1: the file starts with a byte-order mark (U+FEFF), which JSON does not allow; save it without one"},
-		{name: "number OPA refuses", json: "{\"a\": [1e100000]}", want: "f.json:1:8: number 1e100000 is too large for OPA to evaluate"},
-		{name: "long number clipped", json: "[0." + strings.Repeat("0", 100) + "1e-99999]", want: "f.json:1:2: number 0." + strings.Repeat("0", 30) + "...(46 bytes)..." + strings.Repeat("0", 24) + "1e-99999 is too large for OPA to evaluate"},
+		{name: "number OPA refuses", json: "{\"a\": [1e100000]}", want: "f.json:1:8: number 1e100000 is beyond the range of numbers OPA evaluates"},
+		{name: "long number clipped", json: "[0." + strings.Repeat("0", 100) + "1e-99999]", want: "f.json:1:2: number 0." + strings.Repeat("0", 30) + "...(46 bytes)..." + strings.Repeat("0", 24) + "1e-99999 is beyond the range of numbers OPA evaluates"},
 		{name: "trailing comma after the value", json: "{\"a\": 1},\n", want: "f.json:1:9: unexpected data after the JSON value"},
 		{name: "trailing colon after a scalar", json: `1 :`, want: "f.json:1:3: unexpected data after the JSON value"},
 		{name: "bad UTF-8 after multi-byte", json: "{\"é\": \"\xff\"}", want: "f.json:1:8: invalid UTF-8"},
@@ -152,5 +152,21 @@ func TestQuickParse(t *testing.T) {
 	root, err := ParseJSON("f.json", lone)
 	if _, ok := quickParse(lone); ok || err != nil || root.Field("a").Text != "\ufffd" {
 		t.Errorf("lone surrogate: quickParse ok=%v, ParseJSON %v %v", ok, root, err)
+	}
+}
+
+// Err reports a problem once however many steps found it, and Clip counts
+// the bytes it leaves out, also when it drops a split character.
+func TestErrorsOnceAndClip(t *testing.T) {
+	var errs Errors
+	errs.Add("g.json", Pos{2, 1}, "invalid JSON")
+	errs.Add("a.json", Pos{1, 1}, "x")
+	errs.Add("g.json", Pos{2, 1}, "invalid JSON")
+	if got, want := errs.Err().Error(), "a.json:1:1: x\ng.json:2:1: invalid JSON"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	long := strings.Repeat("a", 31) + "é" + strings.Repeat("b", 100)
+	if got, want := Clip(long), strings.Repeat("a", 31)+"...(70 bytes)..."+strings.Repeat("b", 32); got != want {
+		t.Errorf("Clip: %q, want %q", got, want)
 	}
 }

@@ -48,3 +48,23 @@ func (ix *lineIndex) pos(offset int) Pos {
 	}
 	return ix.at
 }
+
+// splitLines splits data into its lines, ending each at "\n", "\r\n" or a
+// "\r" alone as lineIndex counts them; n line ends make n+1 lines.
+func splitLines(data []byte) [][]byte {
+	var lines [][]byte
+	start := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '\n':
+			lines, start = append(lines, data[start:i]), i+1
+		case '\r':
+			lines = append(lines, data[start:i])
+			if i+1 < len(data) && data[i+1] == '\n' {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	return append(lines, data[start:])
+}

@@ -41,7 +41,7 @@ type yamlReader struct {
 // every problem it finds, or else the first syntax error.
 func ParseYAML(file string, data []byte) (*Node, error) {
 	y := &yamlReader{file: file, done: map[*yaml.Node]*Node{}, open: map[*yaml.Node]bool{}}
-	y.lines = bytes.Count(data, []byte("\n")) + 1
+	y.lines = len(splitLines(data))
 	if err := y.checkText(data); err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func trimYAMLPrefix(msg string) string {
 // firstNonBlank returns the position of the first character of line that
 // is neither a space nor a tab; line is clamped to the file.
 func firstNonBlank(data []byte, line int) Pos {
-	lines := bytes.Split(data, []byte("\n"))
+	lines := splitLines(data)
 	line = max(1, min(line, len(lines)))
 	col := 1
 	for _, r := range string(lines[line-1]) {

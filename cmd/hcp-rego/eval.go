@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
@@ -16,6 +14,7 @@ import (
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/explain"
+	"github.com/hcp-rego/hcp-rego/matrix"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/schema"
 	"github.com/hcp-rego/hcp-rego/source"
@@ -216,7 +215,7 @@ func prettyDecision(d map[string]any) string {
 	}
 	line := func(label string, v any) {
 		if v != nil {
-			fmt.Fprintf(&b, "  %-10s %s\n", label, printable(fmt.Sprint(v)))
+			fmt.Fprintf(&b, "  %-10s %s\n", label, matrix.Printable(fmt.Sprint(v)))
 		}
 	}
 	if key, field := callKey(d); key != "" {
@@ -237,18 +236,6 @@ func prettyDecision(d map[string]any) string {
 	}
 	line("hint", d["hint"])
 	return b.String()
-}
-
-// printable is s as it is when every character of it prints, and else
-// Go-quoted: a pack id or an argument from the input must not move the
-// cursor, forge a line or recolour the terminal.
-func printable(s string) string {
-	for _, r := range s {
-		if !unicode.IsPrint(r) && r != ' ' {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }
 
 func callKey(d map[string]any) (string, string) {
@@ -272,7 +259,7 @@ func prettySteps(steps []explain.Step) string {
 			if i > 0 {
 				status, name = "", ""
 			}
-			fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("%-5s %-11s %s", status, name, line), " "))
+			fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("%-5s %-11s %s", status, name, matrix.Printable(line)), " "))
 		}
 	}
 	return b.String()

@@ -10,10 +10,10 @@ import (
 )
 
 // strictFlags makes every string flag of cmd and its subcommands refuse an
-// empty value (an unset shell variable, `-o ”`), which would otherwise
-// fall back to a default such as the packs in `.` or an unsigned bundle,
-// and makes every single-valued one refuse a second value, which would
-// otherwise silently win.
+// empty value (an unset shell variable: --bundle "$B", -o=$OUT), which
+// would otherwise fall back to a default such as the packs in the current
+// folder or an unsigned bundle, and makes every single-valued one refuse
+// a second value, which would otherwise silently win.
 func strictFlags(cmd *cobra.Command) {
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		empty := errEmptyValue
@@ -22,9 +22,13 @@ func strictFlags(cmd *cobra.Command) {
 		}
 		switch f.Value.Type() {
 		case "string":
-			f.Value = &singleValue{Value: f.Value, empty: empty}
+			// pflag reads "-o=" as the value "=": an empty value too.
+			f.Value = &singleValue{Value: f.Value, empty: empty, equalsIsEmpty: f.Shorthand != ""}
 		case "stringArray":
 			f.Value = &nonEmptyValue{Value: f.Value, empty: empty}
+			if f.DefValue == "[]" {
+				f.DefValue = "" // no "(default [])" in the help
+			}
 		}
 	})
 	for _, sub := range cmd.Commands() {
@@ -48,13 +52,14 @@ var (
 // singleValue is a string flag that takes one non-empty value.
 type singleValue struct {
 	pflag.Value
-	empty error
-	set   bool
+	empty         error
+	equalsIsEmpty bool
+	set           bool
 }
 
 func (v *singleValue) Set(s string) error {
 	switch {
-	case s == "":
+	case s == "" || s == "=" && v.equalsIsEmpty:
 		return v.empty
 	case v.set:
 		return errGivenTwice

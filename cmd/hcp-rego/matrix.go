@@ -142,6 +142,9 @@ func pickSubjects(m *compile.Model, picked []string) ([]string, error) {
 // colourful reports whether w is a terminal that colour is wanted on: a
 // character device, with NO_COLOR unset or empty and TERM not "dumb".
 func colourful(w io.Writer) bool {
+	if o, ok := w.(*outputWriter); ok {
+		w = o.w
+	}
 	f, ok := w.(*os.File)
 	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false

@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/hcp-rego/hcp-rego/explain"
 )
 
 // fullWriter fails every write, as standard output on a full disk does.
@@ -27,6 +30,10 @@ func TestLostOutputIsBadInput(t *testing.T) {
 		{"lint", append([]string{"lint"}, packs...)},
 		{"lint findings", []string{"lint", "PACK"}},
 		{"eval pretty", append([]string{"eval", "--input", "../../testdata/inputs/confirm.json", "--format", "pretty"}, packs...)},
+		// These return the write's error themselves: one message still.
+		{"eval json", append([]string{"eval", "--input", "../../testdata/inputs/confirm.json"}, packs...)},
+		{"schema", []string{"schema", "input"}},
+		{"matrix", append([]string{"matrix", "--tenant", "acme"}, packs...)},
 	}
 	// A pack whose manifest has a command without a policy row: a finding.
 	pack := t.TempDir()
@@ -58,5 +65,46 @@ func TestPrettyQuotesControlCharacters(t *testing.T) {
 	want := "unknown_command: unknown command\n  call       \"ledger\\x1b[31m verb_key x\\nFAKE LINE\"\n"
 	if code != exitOK || out != want {
 		t.Errorf("exit %d, stdout %q\nwant %q", code, out, want)
+	}
+}
+
+// The matrix is coloured on a terminal also through the writer that
+// watches standard output for errors (/dev/null is a character device,
+// as a terminal is).
+func TestColourThroughOutputWriter(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("TERM", "xterm")
+	if !colourful(&outputWriter{w: f}) {
+		t.Error("no colour through outputWriter")
+	}
+	if colourful(&outputWriter{w: &bytes.Buffer{}}) {
+		t.Error("colour on a buffer")
+	}
+}
+
+// --explain's steps quote a line that holds a character that does not
+// print, such as a runtime reason built from the input.
+func TestPrettyStepsQuoteControlCharacters(t *testing.T) {
+	got := prettySteps([]explain.Step{{Status: "STOP", Name: "runtime", Detail: []string{"blocked x\x1b[2J"}}})
+	if want := "STOP  runtime     \"blocked x\\x1b[2J\"\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Help shows no "(default [])" for repeatable flags, and "-o=" (an empty
+// variable after the shorthand) is refused as an empty value.
+func TestStrictFlagsHelpAndShorthand(t *testing.T) {
+	_, out, _ := runTestCLI(t, "lint", "--help")
+	if strings.Contains(out, "(default [])") {
+		t.Errorf("help shows an empty default:\n%s", out)
+	}
+	code, _, errOut := runTestCLI(t, "build", "../../testdata/packs", "-o=")
+	if code != exitBadInput || errOut != "invalid argument \"=\" for \"-o, --output\" flag: empty value\n" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // streams are the standard files a command reads and writes; tests pass
@@ -18,16 +19,18 @@ type streams struct {
 }
 
 // run executes the command line args and returns the exit code. A result
-// that could not be written to standard output (a full disk, a closed
-// pipe) ends the run with exit 2, whichever command wrote it.
+// that could not be written to standard output (a full disk, say) ends
+// the run with exit 2 and one message, whichever command wrote it and
+// whether or not the command saw the error.
 func run(args []string, s streams) int {
 	out := &outputWriter{w: s.out}
 	s.out = out
 	root := newRootCommand(s)
 	root.SetArgs(args)
-	code, msg := exitCode(root.Execute())
-	if out.err != nil && code != exitBadInput {
-		code, msg = exitBadInput, fmt.Sprintf("write standard output: %v", pathless(out.err))
+	err := root.Execute()
+	code, msg := exitCode(err)
+	if out.err != nil && (code != exitBadInput || errors.Is(err, out.err)) {
+		code, msg = exitBadInput, fmt.Sprintf("write standard output: %v", source.Pathless(out.err))
 	}
 	if msg != "" {
 		fmt.Fprintln(s.err, msg)
@@ -51,16 +54,6 @@ func (o *outputWriter) Write(p []byte) (int, error) {
 		o.err = err
 	}
 	return n, err
-}
-
-// pathless drops the file name from a file error: the name of standard
-// output is whatever the shell opened.
-func pathless(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 func newRootCommand(s streams) *cobra.Command {
