@@ -81,7 +81,11 @@ func TestModulesFormattedAndStrict(t *testing.T) {
 		}
 		mods = append(mods, mod)
 	}
-	mods = append(mods, oddPackModule(t))
+	odd := oddPackModule(t)
+	if !bytes.Contains(odd.Source, []byte("\t# from \"")) || bytes.Contains(odd.Source, []byte("\ninjected")) {
+		t.Errorf("a path with a line break is not quoted in comments:\n%s", odd.Source)
+	}
+	mods = append(mods, odd)
 	parsed := map[string]*ast.Module{}
 	for _, mod := range mods {
 		formatted, err := format.SourceWithOpts(mod.Path, mod.Source, format.Opts{RegoVersion: ast.RegoV1})
@@ -103,10 +107,14 @@ func TestModulesFormattedAndStrict(t *testing.T) {
 }
 
 // oddPackModule generates a pack whose id has a "-" and is a Rego keyword
-// after it, with keys that are keywords and cli tokens with spaces.
+// after it, with keys that are keywords and cli tokens with spaces, in a
+// folder whose name holds a line break and what would be Rego after it.
 func oddPackModule(t *testing.T) compile.Module {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "odd\ninjected := 1\n#")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skip(err)
+	}
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)

@@ -67,6 +67,12 @@ func TestMessages(t *testing.T) {
 			want:   "p.json:1:13: version: must be 1, got " + strings.Repeat("9", 32) + "...(936 bytes)..." + strings.Repeat("9", 32),
 		},
 		{
+			name:   "a long key is clipped",
+			schema: "grants",
+			json:   `{"grants": [], "` + strings.Repeat("k", 5000) + `": 1}`,
+			want:   "p.json:1:16: unknown field \"" + strings.Repeat("k", 32) + "...(4936 bytes)..." + strings.Repeat("k", 32) + "\"",
+		},
+		{
 			name:   "an empty name is reported at its key",
 			schema: "manifest",
 			json:   "{\"id\": \"shop\", \"commands\": {\"a\": {},\n \"\": {}}}",

@@ -76,7 +76,7 @@ func (v violation) where() string {
 	if v.path == "" {
 		return "top level"
 	}
-	return v.path
+	return source.Clip(v.path)
 }
 
 // in names the object that holds an offending member.
@@ -92,7 +92,7 @@ func (v violation) unknownFields() source.Errors {
 	var errs source.Errors
 	for _, member := range v.node.Items {
 		if _, ok := known[member.Key]; !ok {
-			errs = append(errs, v.at(member.KeyPos, "unknown field %q%s", member.Key, v.in())...)
+			errs = append(errs, v.at(member.KeyPos, "unknown field %q%s", source.Clip(member.Key), v.in())...)
 		}
 	}
 	return errs
