@@ -67,6 +67,12 @@ func TestMessages(t *testing.T) {
 			want:   "p.json:1:13: version: must be 1, got " + strings.Repeat("9", 32) + "...(936 bytes)..." + strings.Repeat("9", 32),
 		},
 		{
+			name:   "a pack id is a folder name",
+			schema: "manifest",
+			json:   `{"id": "` + strings.Repeat("a", 256) + `"}`,
+			want:   "p.json:1:8: id: longer than 255 characters",
+		},
+		{
 			name:   "a long key is clipped",
 			schema: "grants",
 			json:   `{"grants": [], "` + strings.Repeat("k", 5000) + `": 1}`,

@@ -61,6 +61,8 @@ func (s *Schema) translate(file string, root *source.Node, leaf *jsonschema.Vali
 		return v.at(v.node.Pos, "%s: must not be empty", v.where())
 	case "pattern":
 		return v.at(v.node.Pos, "%s: %s does not match %s", v.where(), compact(v.node.Value()), v.rule["pattern"])
+	case "maxLength":
+		return v.at(v.node.Pos, "%s: longer than %v characters", v.where(), v.rule["maxLength"])
 	case "minItems":
 		return v.at(v.node.Pos, "%s: must not be empty", v.where())
 	}
