@@ -5,27 +5,15 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-)
 
-// writeFiles writes text files below dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for path, text := range files {
-		full := filepath.Join(dir, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
+)
 
 // Overlapping arguments name each pack and file once, in the spelling
 // first given.
 func TestDiscoveryListsEachOnce(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.Write(t, dir, map[string]string{
 		"packs/a/policy.json":     "{}",
 		"packs/b/policy.json":     "{}",
 		"grants.json":             `{"grants": []}`,
@@ -65,7 +53,7 @@ func TestDiscoveryListsEachOnce(t *testing.T) {
 // A grant file given twice is one grant file.
 func TestOpenReadsAGrantFileOnce(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.Write(t, dir, map[string]string{
 		"shop/manifest.json": `{"id": "shop", "commands": {"browse": {}}}`,
 		"shop/policy.json":   `{"surface_id": "shop", "verbs": {"browse": {"operation": "read", "privacy": {"land": "personal"}}}}`,
 		"grants.json":        `{"grants": [{"subject": "role:buyer", "pack_id": "shop", "capabilities": ["verb.exec.read"]}]}`,
@@ -85,7 +73,7 @@ func TestOpenReadsAGrantFileOnce(t *testing.T) {
 // reached through a link is the folder itself.
 func TestSamePathFollowsLinks(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"A/g.json": "{}", "other/g.json": "{}", "other/x/keep": ""})
+	treetest.Write(t, dir, map[string]string{"A/g.json": "{}", "other/g.json": "{}", "other/x/keep": ""})
 	t.Chdir(dir)
 	if err := os.Symlink("../other/x", "A/link"); err != nil {
 		t.Skip(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	"github.com/hcp-rego/hcp-rego/reference"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
@@ -133,15 +133,7 @@ func diffModel(t testing.TB) *compile.Model {
 		"grants/a.json":                 grantsA,
 		"grants/b.json":                 grantsB,
 	}
-	for name, text := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	treetest.Write(t, dir, files)
 	m, err := compile.Checked(
 		[]string{filepath.Join(dir, "packs/alpha"), filepath.Join(dir, "packs/beta-pack")},
 		[]string{filepath.Join(dir, "grants/a.json"), filepath.Join(dir, "grants/b.json")})

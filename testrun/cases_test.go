@@ -1,11 +1,11 @@
 package testrun
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -14,15 +14,7 @@ import (
 func caseTree(t *testing.T, files map[string]string) {
 	t.Helper()
 	dir := t.TempDir()
-	for path, text := range files {
-		full := filepath.Join(dir, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	treetest.Write(t, dir, files)
 	t.Chdir(dir)
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
 
 // hostileCommand is one command line that reads the fixture's files.
@@ -66,9 +68,9 @@ func (c hostileCommand) applies(target, kind string) bool {
 func fixture(t *testing.T, existing map[string]string) (dir, old string) {
 	t.Helper()
 	dir, old = t.TempDir(), t.TempDir()
-	writeTree(t, dir, goodFiles)
-	writeTree(t, dir, existing)
-	writeTree(t, old, map[string]string{"pack/manifest.json": goodFiles["pack/manifest.json"], "pack/policy.json": goodFiles["pack/policy.json"], "grants.json": goodFiles["grants.json"]})
+	treetest.Write(t, dir, goodFiles)
+	treetest.Write(t, dir, existing)
+	treetest.Write(t, old, map[string]string{"pack/manifest.json": goodFiles["pack/manifest.json"], "pack/policy.json": goodFiles["pack/policy.json"], "grants.json": goodFiles["grants.json"]})
 	return dir, old
 }
 
@@ -105,7 +107,7 @@ func TestGoodFixture(t *testing.T) {
 		for n := range 2 {
 			dir, old := fixture(t, nil)
 			if _, existing := c.existingFor(n); existing != nil {
-				writeTree(t, dir, existing)
+				treetest.Write(t, dir, existing)
 			}
 			o := runInProcess(t, 0, c.argsFor(dir, old)...)
 			if o.code != exitOK {

@@ -121,20 +121,6 @@ var hugeString = sync.OnceValue(func() []byte { return bytes.Repeat([]byte("a"),
 // positioned reports whether a kind of file is refused at a line:col.
 func positioned(kind string) bool { return kind != kindMissing && kind != kindDirectory }
 
-// writeTree writes files (path → content) under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for path, text := range files {
-		full := filepath.Join(dir, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // placeHostile replaces target under dir by a hostile file of kind and
 // returns its size.
 func placeHostile(t *testing.T, dir, target, kind string) int {

@@ -3,10 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	"github.com/hcp-rego/hcp-rego/testrun"
 )
 
@@ -35,15 +34,7 @@ func mixedTree(t *testing.T) {
 		"shop_test.rego": "package shop_test\n\ntest_ok if true\n\ntest_bad if false\n",
 	}
 	dir := t.TempDir()
-	for path, text := range files {
-		full := filepath.Join(dir, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	treetest.Write(t, dir, files)
 	t.Chdir(dir)
 }
 
