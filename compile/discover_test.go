@@ -50,7 +50,7 @@ func TestDiscoveryListsEachOnce(t *testing.T) {
 	}
 }
 
-// A grant file given twice is one grant file.
+// A grant file given twice is one grant file, and its path is cleaned.
 func TestOpenReadsAGrantFileOnce(t *testing.T) {
 	dir := t.TempDir()
 	treetest.Write(t, dir, map[string]string{
@@ -59,12 +59,16 @@ func TestOpenReadsAGrantFileOnce(t *testing.T) {
 		"grants.json":        `{"grants": [{"subject": "role:buyer", "pack_id": "shop", "capabilities": ["verb.exec.read"]}]}`,
 	})
 	t.Chdir(dir)
-	m, err := Open([]string{"shop"}, []string{"grants.json", "./grants.json"})
+	m, err := Open([]string{"./shop"}, []string{"./grants.json", "grants.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Grants) != 1 {
 		t.Errorf("%d grants, want 1", len(m.Grants))
+	}
+	// Spelled alike in provenance: cleaned, as pack folders are.
+	if got := []string{m.GrantFiles[0], m.Packs[0].PolicyFile}; !slices.Equal(got, []string{"grants.json", "shop/policy.json"}) {
+		t.Errorf("paths %q", got)
 	}
 }
 

@@ -83,13 +83,20 @@ func inParallel[T any](items []string, load func(string) loaded[T]) []loaded[T] 
 }
 
 // Open resolves PACK_DIR arguments (see PackDirs) and loads the model
-// with each grant file once, however often it is given.
+// with each grant file once, however often it is given. Grant file paths
+// are cleaned as pack folders are ("./g.json" is "g.json"), so that
+// source.grant and source.row spell paths alike and the bundle does not
+// depend on how a path was spelled.
 func Open(packArgs, grantFiles []string) (*Model, error) {
 	dirs, err := PackDirs(packArgs)
 	if err != nil {
 		return nil, err
 	}
-	return Load(dirs, onceEach(slices.Clone(grantFiles)))
+	files := make([]string, len(grantFiles))
+	for i, f := range grantFiles {
+		files[i] = filepath.Clean(f)
+	}
+	return Load(dirs, onceEach(files))
 }
 
 // Checked opens the model and lints it: for every command but lint, a lint
