@@ -33,12 +33,12 @@ func ruleMismatch(rule any, c call) string {
 	case r["verb_key"] != verb:
 		return fmt.Sprintf("verb_key %v is not %q", jsonText(r["verb_key"]), verb)
 	}
-	pinned, ok1 := orEmpty(r["args"])
-	limits, ok2 := orEmpty(r["limits"])
+	pinned, ok1 := objectMember(r, "args")
+	limits, ok2 := objectMember(r, "limits")
 	if !ok1 || !ok2 {
 		return "args and limits must be objects"
 	}
-	args, _ := orEmpty(c.input["args"])
+	args, _ := objectMember(c.input, "args")
 	return argsMismatch(args, pinned, limits)
 }
 
@@ -114,23 +114,44 @@ func number(v any) (*big.Rat, bool) {
 	return r, ok
 }
 
-func orEmpty(v any) (map[string]any, bool) {
-	if v == nil {
+// objectMember is the object at key of o: {} when absent, and not ok when
+// present with any other value (null included).
+func objectMember(o map[string]any, key string) (map[string]any, bool) {
+	v, present := o[key]
+	if !present {
 		return map[string]any{}, true
 	}
 	m, ok := v.(map[string]any)
 	return m, ok
 }
 
+// jsonEqual compares two JSON values as Rego's == does: numbers by value
+// at any depth (1.0 is 1 inside an object or array too), everything else
+// exactly.
 func jsonEqual(a, b any) bool {
-	if x, ok := number(a); ok && isNumber(a) {
-		y, ok := number(b)
-		return ok && isNumber(b) && x.Cmp(y) == 0
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		p, ok1 := number(x)
+		q, ok2 := number(y)
+		return ok && ok1 && ok2 && p.Cmp(q) == 0
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if w, ok := y[k]; !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		return ok && slices.EqualFunc(x, y, jsonEqual)
 	}
 	return reflect.DeepEqual(a, b)
 }
-
-func isNumber(v any) bool { _, ok := v.(json.Number); return ok }
 
 func jsonText(v any) string {
 	b, err := json.Marshal(v)

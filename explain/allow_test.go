@@ -35,6 +35,25 @@ func TestRuleMismatch(t *testing.T) {
 		{`{"pack_id": "ledger", "verb_key": "refund"}`, `verb_key "refund" is not "transfer"`},
 		{`{"pack_id": "ledger", "verb_key": "transfer", "limit": {}}`, `unknown field "limit"`},
 		{`"ledger"`, `it is not an object`},
+		{`{"pack_id": "ledger", "verb_key": "transfer", "args": null}`, `args and limits must be objects`},
+		{`{"pack_id": "ledger", "verb_key": "transfer", "args": {"payee": "demo"}, "limits": null}`, `args and limits must be objects`},
+	}
+	for _, tt := range tests {
+		if got := ruleMismatch(decode(t, tt.rule), call); got != tt.want {
+			t.Errorf("rule %s:\n got  %q\n want %q", tt.rule, got, tt.want)
+		}
+	}
+}
+
+// Pinned values compare as Rego's == does: numbers by value inside
+// objects and arrays too.
+func TestRuleMismatchNestedNumbers(t *testing.T) {
+	call := readCall(decode(t, `{"principal": {"id": "a"}, "pack_id": "p", "verb_key": "send",
+		"args": {"amount": {"a": 1.0, "b": [1.50, "x"]}}}`))
+	tests := []struct{ rule, want string }{
+		{`{"pack_id": "p", "verb_key": "send", "args": {"amount": {"a": 1, "b": [1.5, "x"]}}}`, ""},
+		{`{"pack_id": "p", "verb_key": "send", "args": {"amount": {"a": 1, "b": [1.5, "y"]}}}`, `argument "amount" is {"a":1.0,"b":[1.50,"x"]}, the rule pins {"a":1,"b":[1.5,"y"]}`},
+		{`{"pack_id": "p", "verb_key": "send", "args": {"amount": {"a": "1", "b": [1.5, "x"]}}}`, `argument "amount" is {"a":1.0,"b":[1.50,"x"]}, the rule pins {"a":"1","b":[1.5,"x"]}`},
 	}
 	for _, tt := range tests {
 		if got := ruleMismatch(decode(t, tt.rule), call); got != tt.want {

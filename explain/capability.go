@@ -19,7 +19,7 @@ func describeCapability(failed bool, m *compile.Model, c call, d map[string]any)
 		if m == nil {
 			return []string{fmt.Sprintf("%s gives %s", src, capability)}
 		}
-		return []string{fmt.Sprintf("%s gives %s: %s", src, capability, grantText(findGrant(m, src)))}
+		return []string{fmt.Sprintf("%s gives %s: %s", src, capability, grantText(findGrant(m, src, c)))}
 	}
 	if m == nil {
 		return []string{fmt.Sprintf("no grant gives %s", capability)}
@@ -67,6 +67,15 @@ func subjectsOf(principal map[string]any) map[string]bool {
 // whyNot says why a grant that names the principal on the pack does not
 // give a row's capability.
 func whyNot(g *compile.Grant, row *compile.Row) string {
+	if why := missing(g, row); why != "" {
+		return why
+	}
+	return "it would count; this is a bug, please report it"
+}
+
+// missing says what a grant on the row's pack lacks to give the row's
+// capability, or "" when it gives it.
+func missing(g *compile.Grant, row *compile.Row) string {
 	switch {
 	case g.VerbKey != "" && (row.Kind != compile.Verb || g.VerbKey != row.Key):
 		return fmt.Sprintf("it is scoped to verb_key %q", g.VerbKey)
@@ -75,16 +84,33 @@ func whyNot(g *compile.Grant, row *compile.Row) string {
 	case !slices.Contains(g.Capabilities, row.Capability()):
 		return fmt.Sprintf("it gives %s, not %s", strings.Join(g.Capabilities, ", "), row.Capability())
 	}
-	return "it would count; this is a bug, please report it"
+	return ""
 }
 
-func findGrant(m *compile.Model, source string) *compile.Grant {
+func findGrant(m *compile.Model, source string, c call) *compile.Grant {
+	// Several grants can stand on one line: the one that gave the
+	// capability applies to the principal (or is a default) and covers
+	// the row.
+	var row *compile.Row
+	if p := m.Pack(c.pack); p != nil {
+		row = p.Row(c.kind, c.key)
+	}
+	subjects := subjectsOf(c.principal)
+	tenant, _ := str(c.principal, "tenant")
+	var first *compile.Grant
 	for _, g := range m.Grants {
-		if g.Source() == source {
+		if g.Source() != source {
+			continue
+		}
+		if first == nil {
+			first = g
+		}
+		applies := (subjects[g.Subject] || g.Subject == "default") && (g.Tenant == "" || g.Tenant == tenant)
+		if applies && g.PackID == c.pack && row != nil && missing(g, row) == "" {
 			return g
 		}
 	}
-	return nil
+	return first
 }
 
 // grantText renders a grant as its subject, scope and capabilities.

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/hcp-rego/hcp-rego/matrix"
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // Harness names a harness whose permission file export writes.
@@ -86,7 +87,7 @@ func (n Note) String() string {
 	if n.Tool == "" {
 		return fmt.Sprintf("note: %s: %s", n.Harness, n.Text)
 	}
-	return fmt.Sprintf("note: %s: %s: %s", n.Harness, matrix.Printable(n.Tool), n.Text)
+	return fmt.Sprintf("note: %s: %s: %s", n.Harness, source.Printable(n.Tool), n.Text)
 }
 
 // File is one harness's permission file and its notes.
@@ -127,7 +128,7 @@ func ToolsOf(mx *matrix.Matrix, subject string) ([]Tool, []string, error) {
 	packOf := map[string]string{}
 	for _, r := range mx.Rows {
 		if r.Kind != matrix.KindVerb {
-			triggers = append(triggers, matrix.Printable(r.PackID+"/"+r.Key))
+			triggers = append(triggers, source.Printable(r.PackID+"/"+r.Key))
 			continue
 		}
 		if other, dup := packOf[r.Key]; dup {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // WriteMarkdown writes the matrix as a GitHub-flavoured Markdown table for
@@ -117,7 +119,7 @@ func writeTableRow(b *strings.Builder, cells []string) {
 // it even in code), and the fence is one backtick longer than the longest
 // run of backticks inside, padded when s starts or ends with one.
 func mdCode(s string) string {
-	s = strings.ReplaceAll(Printable(s), "|", `\|`)
+	s = strings.ReplaceAll(source.Printable(s), "|", `\|`)
 	run, longest := 0, 0
 	for _, r := range s {
 		if r == '`' {

@@ -3,10 +3,10 @@ package matrix
 import (
 	"encoding/json"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // WriteJSON writes the matrix as SPEC §5.3's JSON document, indented by two
@@ -46,7 +46,7 @@ func WriteTable(w io.Writer, mx *Matrix, colour bool) error {
 	}
 	for _, line := range lines {
 		for i := range line {
-			line[i] = Printable(line[i])
+			line[i] = source.Printable(line[i])
 		}
 	}
 	widths := columnWidths(lines)
@@ -78,16 +78,4 @@ func columnWidths(lines [][]string) []int {
 		}
 	}
 	return widths
-}
-
-// Printable returns s, or s quoted with Go escapes when it holds a rune
-// that is not printable, so that a key cannot send control sequences to a
-// terminal or break a line.
-func Printable(s string) string {
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }

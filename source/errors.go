@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Error is one problem in one input file, at one position when there is one.
@@ -109,4 +111,16 @@ func Pathless(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// Printable returns s, or s quoted with Go escapes when it holds a rune
+// that is not printable, so that a key or a name from a file cannot send control sequences to a
+// terminal or break a line.
+func Printable(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // JUnit is the JUnit XML document that CI systems read: one test suite a
@@ -97,7 +98,7 @@ func junitCase(res *Result) *JUnitCase {
 		c.Failure = &JUnitFailure{
 			Message: res.Location() + ": " + firstLine(details[0]),
 			Type:    kind,
-			Text:    res.Location() + ": " + res.Name + "\n" + strings.Join(details, "\n"),
+			Text:    xmlChars(res.Location() + ": " + res.Name + "\n" + strings.Join(details, "\n")),
 		}
 	}
 	return c
@@ -124,4 +125,22 @@ func ParseJUnit(data []byte) (*JUnit, error) {
 		return nil, err
 	}
 	return &doc, nil
+}
+
+// xmlChars replaces each character that XML 1.0 cannot hold at all, not
+// even in CDATA (control characters other than tab, line feed and carriage
+// return; U+FFFE and U+FFFF), with U+FFFD, as encoding/xml does in
+// attributes: a case name or a Rego print() could otherwise make the
+// whole report unreadable to CI.
+func xmlChars(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= utf8.MaxRune:
+			return r
+		}
+		return utf8.RuneError
+	}, s)
 }

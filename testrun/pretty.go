@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // WritePretty writes one line a test, "PASS file:line: name", with the
@@ -13,7 +15,7 @@ import (
 func (r *Report) WritePretty(w io.Writer) error {
 	var b strings.Builder
 	for _, res := range r.Results {
-		fmt.Fprintf(&b, "%s %s: %s\n", strings.ToUpper(string(res.Status)), res.Location(), res.Name)
+		fmt.Fprintf(&b, "%s %s: %s\n", strings.ToUpper(string(res.Status)), res.Location(), source.Printable(res.Name))
 		if res.Status != Fail {
 			continue
 		}

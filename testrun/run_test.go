@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"math/big"
 	"reflect"
 	"strings"
@@ -121,6 +122,42 @@ func TestJUnitParsesBack(t *testing.T) {
 	}
 	if counted != 5 {
 		t.Errorf("%d test cases, want 5", counted)
+	}
+}
+
+// A control character in a case name (or a Rego print) cannot make the
+// JUnit report unreadable (XML 1.0 holds none, not even in CDATA), nor
+// reach the terminal from the pretty report.
+func TestJUnitHoldsOnlyXMLCharacters(t *testing.T) {
+	files := maps.Clone(shop)
+	files["tests/bell.cases.yaml"] = "packs: [../packs/shop]\ngrants: [../grants.json]\ncases:\n" +
+		"  - name: \"bell \\a and escape \\e\"\n" +
+		"    input: { principal: { id: a }, pack_id: shop, verb_key: browse }\n" +
+		"    want: { code: allowed }\n"
+	caseTree(t, files)
+	report, err := Run(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := report.WriteJUnit(&out); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range out.Bytes() {
+		if b < 0x20 && b != '\t' && b != '\n' && b != '\r' {
+			t.Fatalf("byte %#x at %d in the report:\n%q", b, i, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "bell \uFFFD and escape \uFFFD") {
+		t.Errorf("the failure does not name the case:\n%s", out.String())
+	}
+	// The pretty report quotes the name, as eval and matrix quote keys.
+	out.Reset()
+	if err := report.WritePretty(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `FAIL tests/bell.cases.yaml:4: "bell \a and escape \x1b"`) {
+		t.Errorf("pretty report:\n%q", out.String())
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/explain"
-	"github.com/hcp-rego/hcp-rego/matrix"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/schema"
 	"github.com/hcp-rego/hcp-rego/source"
@@ -215,7 +214,7 @@ func prettyDecision(d map[string]any) string {
 	}
 	line := func(label string, v any) {
 		if v != nil {
-			fmt.Fprintf(&b, "  %-10s %s\n", label, matrix.Printable(fmt.Sprint(v)))
+			fmt.Fprintf(&b, "  %-10s %s\n", label, source.Printable(fmt.Sprint(v)))
 		}
 	}
 	if key, field := callKey(d); key != "" {
@@ -259,7 +258,7 @@ func prettySteps(steps []explain.Step) string {
 			if i > 0 {
 				status, name = "", ""
 			}
-			fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("%-5s %-11s %s", status, name, matrix.Printable(line)), " "))
+			fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("%-5s %-11s %s", status, name, source.Printable(line)), " "))
 		}
 	}
 	return b.String()

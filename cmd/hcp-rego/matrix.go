@@ -166,7 +166,7 @@ func writeTenantNotes(w io.Writer, m *compile.Model, tenant string) {
 		if len(where) == 1 {
 			words = "grant holds only for tenant %q and counts in no cell (--tenant %s counts it)"
 		}
-		fmt.Fprintf(w, "note: %d "+words+": %s\n", len(where), t, matrix.Printable(t), strings.Join(where, ", "))
+		fmt.Fprintf(w, "note: %d "+words+": %s\n", len(where), t, source.Printable(t), strings.Join(where, ", "))
 	}
 }
 
@@ -175,7 +175,7 @@ func writeTenantNotes(w io.Writer, m *compile.Model, tenant string) {
 func writeAnomalies(w io.Writer, mx *matrix.Matrix) {
 	for _, a := range mx.Anomalies {
 		fmt.Fprintf(w, "note: %s on %s: decision %q, shown as deny (the matrix expects allowed, confirm_required or capability_required)\n",
-			a.Subject, matrix.Printable(a.Row.String()), a.Code)
+			a.Subject, source.Printable(a.Row.String()), a.Code)
 	}
 }
 

@@ -1,0 +1,33 @@
+package explain
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
+)
+
+// Two grants on one line share a file:line: the step names the one that
+// gave the capability, not the first on the line.
+func TestGrantOnASharedLine(t *testing.T) {
+	dir := t.TempDir()
+	treetest.Write(t, dir, map[string]string{
+		"pay/manifest.json": `{"id": "pay", "commands": {"send": {}, "view": {}}}`,
+		"pay/policy.json":   `{"surface_id": "pay", "verbs": {"send": {"operation": "write", "privacy": {"land": "personal"}}, "view": {"operation": "read", "privacy": {"land": "personal"}}}}`,
+		"g.json": `{"grants": [
+  {"subject": "role:reader", "pack_id": "pay", "capabilities": ["verb.exec.read"]}, {"subject": "role:member", "pack_id": "pay", "capabilities": ["verb.exec.write"]}
+]}`,
+	})
+	m, err := compile.Checked([]string{filepath.Join(dir, "pay")}, []string{filepath.Join(dir, "g.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.ToSlash(filepath.Join(dir, "g.json")) + ":2"
+	c := readCall(decode(t, `{"principal": {"id": "bob", "roles": ["member"]}, "pack_id": "pay", "verb_key": "send", "owner": "bob"}`))
+	got := describeCapability(false, m, c, map[string]any{"capability": "verb.exec.write", "source": map[string]any{"grant": src}})
+	want := src + " gives verb.exec.write: role:member, pack pay, capabilities verb.exec.write"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
