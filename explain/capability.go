@@ -38,7 +38,13 @@ func describeCapability(failed bool, m *compile.Model, c call, d map[string]any)
 	subjects := subjectsOf(c.principal)
 	named := false
 	for _, g := range m.Grants {
-		if !subjects[g.Subject] || g.Tenant != "" && (!hasTenant || g.Tenant != tenant) {
+		if !subjects[g.Subject] {
+			continue
+		}
+		if g.Tenant != "" && (!hasTenant || g.Tenant != tenant) {
+			if g.PackID == c.pack {
+				out = append(out, fmt.Sprintf("%s does not count: it holds only for tenant %q", g.Source(), g.Tenant))
+			}
 			continue
 		}
 		named = true
