@@ -33,6 +33,14 @@ func (r *Report) WritePretty(w io.Writer) error {
 
 // writePretty writes the coverage summary, what was never reached, and
 // the outcomes each row saw.
+// Text is the coverage report as the pretty format prints it: the
+// summary, what no case reached, and the outcomes by row.
+func (c *Coverage) Text() string {
+	var b strings.Builder
+	c.writePretty(&b)
+	return b.String()
+}
+
 func (c *Coverage) writePretty(b *strings.Builder) {
 	b.WriteString(c.Summary() + "\n")
 	var rows, gates, grants []string
