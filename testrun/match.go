@@ -56,13 +56,6 @@ func diffObject(prefix string, want, got map[string]any, out *[]Mismatch) {
 				*out = append(*out, Mismatch{Path: path, Got: g})
 			}
 		case !present:
-			// A wanted object with members matches an absent one member
-			// by member, so that null members (must be absent) hold and
-			// the others are named at their own paths.
-			if wm, ok := w.(map[string]any); ok && len(wm) > 0 {
-				diffObject(path, wm, nil, out)
-				continue
-			}
 			*out = append(*out, Mismatch{Path: path, Want: w, Absent: true})
 		default:
 			wm, wantObject := w.(map[string]any)
