@@ -46,7 +46,7 @@ func PackDirs(args []string) ([]string, error) {
 		case !info.IsDir():
 			errs.Add(arg, source.Pos{}, "is a file, want a pack folder")
 		case isPackDir(arg):
-			dirs = append(dirs, filepath.Clean(arg))
+			dirs = append(dirs, tidy(arg))
 		default:
 			found, err := findPacks(arg)
 			errs.Merge(arg, err)
@@ -72,6 +72,18 @@ func onceEach(paths []string) []string {
 		seen[key] = true
 		return false
 	})
+}
+
+// tidy is path cleaned ("./g.json" is "g.json", "a//b" is "a/b") when
+// the cleaned path names the same file. Cleaning is only text: after a
+// symbolic link, "link/../g.json" is a file beside the link's target, so
+// such a path stays as given.
+func tidy(path string) string {
+	clean := filepath.Clean(path)
+	if clean != path && samePath(clean) != samePath(path) {
+		return path
+	}
+	return clean
 }
 
 // samePath is a key that two spellings of one file share: its absolute

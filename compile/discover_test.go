@@ -89,4 +89,10 @@ func TestSamePathFollowsLinks(t *testing.T) {
 	if want := []string{"A/g.json", "A/link/../g.json"}; !slices.Equal(got, want) {
 		t.Errorf("onceEach: %q, want %q", got, want)
 	}
+	// Cleaning the text would name another file after the link.
+	for path, want := range map[string]string{"A/link/../g.json": "A/link/../g.json", "./A//g.json": "A/g.json", "alias/../A/g.json": "A/g.json"} {
+		if got := tidy(path); got != want {
+			t.Errorf("tidy(%q) = %q, want %q", path, got, want)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -133,15 +134,18 @@ func quote(s string) string {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
-	return strings.TrimSuffix(buf.String(), "\n")
+	// OPA refuses a byte-order mark anywhere in a module, even in a
+	// string, where JSON leaves it raw.
+	return strings.ReplaceAll(strings.TrimSuffix(buf.String(), "\n"), "\uFEFF", `\ufeff`)
 }
 
-// commentText is a path as a comment can hold it: as it is, or quoted
-// when it holds a line break, another character that does not print, or
-// bytes that are not UTF-8, which would end the comment or the module.
+// commentText is a path as a comment can hold it: as it is, or Go-quoted
+// when it holds a line break, another character that does not print (a
+// byte-order mark, which OPA refuses anywhere in a module) or bytes that
+// are not UTF-8, which would end the comment or the module.
 func commentText(s string) string {
 	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
-		return quote(s)
+		return strconv.Quote(s)
 	}
 	return s
 }

@@ -108,10 +108,11 @@ func TestModulesFormattedAndStrict(t *testing.T) {
 
 // oddPackModule generates a pack whose id has a "-" and is a Rego keyword
 // after it, with keys that are keywords and cli tokens with spaces, in a
-// folder whose name holds a line break and what would be Rego after it.
+// folder whose name holds a byte-order mark, a NEL, a line break and what
+// would be Rego after it.
 func oddPackModule(t *testing.T) compile.Module {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "odd\ninjected := 1\n#")
+	dir := filepath.Join(t.TempDir(), "odd\ufeff\x85\ninjected := 1\n#")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Skip(err)
 	}

@@ -84,7 +84,7 @@ func inParallel[T any](items []string, load func(string) loaded[T]) []loaded[T] 
 
 // Open resolves PACK_DIR arguments (see PackDirs) and loads the model
 // with each grant file once, however often it is given. Grant file paths
-// are cleaned as pack folders are ("./g.json" is "g.json"), so that
+// are tidied as pack folders are ("./g.json" is "g.json"), so that
 // source.grant and source.row spell paths alike and the bundle does not
 // depend on how a path was spelled.
 func Open(packArgs, grantFiles []string) (*Model, error) {
@@ -94,7 +94,7 @@ func Open(packArgs, grantFiles []string) (*Model, error) {
 	}
 	files := make([]string, len(grantFiles))
 	for i, f := range grantFiles {
-		files[i] = filepath.Clean(f)
+		files[i] = tidy(f)
 	}
 	return Load(dirs, onceEach(files))
 }

@@ -103,6 +103,7 @@ func findGrant(m *compile.Model, source string, c call) *compile.Grant {
 	}
 	subjects := subjectsOf(c.principal)
 	tenant, _ := str(c.principal, "tenant")
+	defaults := !namesPrincipal(m, subjects, tenant)
 	var first *compile.Grant
 	for _, g := range m.Grants {
 		if g.Source() != source {
@@ -111,12 +112,23 @@ func findGrant(m *compile.Model, source string, c call) *compile.Grant {
 		if first == nil {
 			first = g
 		}
-		applies := (subjects[g.Subject] || g.Subject == "default") && (g.Tenant == "" || g.Tenant == tenant)
+		applies := (subjects[g.Subject] || g.Subject == "default" && defaults) && (g.Tenant == "" || g.Tenant == tenant)
 		if applies && g.PackID == c.pack && row != nil && missing(g, row) == "" {
 			return g
 		}
 	}
 	return first
+}
+
+// namesPrincipal reports whether a principal: or role: grant applies to
+// the principal in any pack, which turns default grants off (SPEC §2.3).
+func namesPrincipal(m *compile.Model, subjects map[string]bool, tenant string) bool {
+	for _, g := range m.Grants {
+		if subjects[g.Subject] && (g.Tenant == "" || g.Tenant == tenant) {
+			return true
+		}
+	}
+	return false
 }
 
 // grantText renders a grant as its subject, scope and capabilities.

@@ -8,15 +8,16 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
 
-// Two grants on one line share a file:line: the step names the one that
-// gave the capability, not the first on the line.
+// Grants on one line share a file:line: the step names the one that gave
+// the capability, not the first on the line, nor a default grant when a
+// role grant turns defaults off.
 func TestGrantOnASharedLine(t *testing.T) {
 	dir := t.TempDir()
 	treetest.Write(t, dir, map[string]string{
 		"pay/manifest.json": `{"id": "pay", "commands": {"send": {}, "view": {}}}`,
 		"pay/policy.json":   `{"surface_id": "pay", "verbs": {"send": {"operation": "write", "privacy": {"land": "personal"}}, "view": {"operation": "read", "privacy": {"land": "personal"}}}}`,
 		"g.json": `{"grants": [
-  {"subject": "role:reader", "pack_id": "pay", "capabilities": ["verb.exec.read"]}, {"subject": "role:member", "pack_id": "pay", "capabilities": ["verb.exec.write"]}
+  {"subject": "role:reader", "pack_id": "pay", "capabilities": ["verb.exec.read"]}, {"subject": "default", "pack_id": "pay", "capabilities": ["verb.exec.write"]}, {"subject": "role:member", "pack_id": "pay", "capabilities": ["verb.exec.write"]}
 ]}`,
 	})
 	m, err := compile.Checked([]string{filepath.Join(dir, "pay")}, []string{filepath.Join(dir, "g.json")})

@@ -8,7 +8,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -91,7 +90,7 @@ func (s *Schema) Validate(file string, root *source.Node) error {
 	for _, leaf := range s.leaves(ve) {
 		errs = append(errs, s.translate(file, root, leaf)...)
 	}
-	return dedupe(errs).Err()
+	return errs.Err() // sorted, each problem once
 }
 
 // Valid reports whether v, a plain decoded JSON value, satisfies the schema.
@@ -110,9 +109,4 @@ func (s *Schema) leaves(ve *jsonschema.ValidationError) []*jsonschema.Validation
 		out = append(out, s.leaves(c)...)
 	}
 	return out
-}
-
-func dedupe(errs source.Errors) source.Errors {
-	errs.Sort()
-	return slices.CompactFunc(errs, func(a, b *source.Error) bool { return *a == *b })
 }

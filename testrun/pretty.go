@@ -31,8 +31,6 @@ func (r *Report) WritePretty(w io.Writer) error {
 	return err
 }
 
-// writePretty writes the coverage summary, what was never reached, and
-// the outcomes each row saw.
 // Text is the coverage report as the pretty format prints it: the
 // summary, what no case reached, and the outcomes by row.
 func (c *Coverage) Text() string {
@@ -41,6 +39,8 @@ func (c *Coverage) Text() string {
 	return b.String()
 }
 
+// writePretty writes the coverage summary, what was never reached, and
+// the outcomes each row saw.
 func (c *Coverage) writePretty(b *strings.Builder) {
 	b.WriteString(c.Summary() + "\n")
 	var rows, gates, grants []string

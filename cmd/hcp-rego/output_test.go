@@ -103,7 +103,12 @@ func TestStrictFlagsHelpAndShorthand(t *testing.T) {
 	if strings.Contains(out, "(default [])") {
 		t.Errorf("help shows an empty default:\n%s", out)
 	}
-	code, _, errOut := runTestCLI(t, "build", "../../testdata/packs", "-o=")
+	packs, err := filepath.Abs("../../testdata/packs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // a regression writes "=" there, not in the source tree
+	code, _, errOut := runTestCLI(t, "build", packs, "-o=")
 	if code != exitBadInput || errOut != "invalid argument \"=\" for \"-o, --output\" flag: empty value\n" {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
