@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"math/big"
-	"reflect"
 	"regexp"
 	"slices"
+
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 var numeric = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
@@ -48,7 +49,7 @@ func argsMismatch(args, pinned, limits map[string]any) string {
 		if !ok {
 			return fmt.Sprintf("pinned argument %q is not in the call", name)
 		}
-		if !jsonEqual(v, pinned[name]) {
+		if !source.Equal(v, pinned[name]) {
 			return fmt.Sprintf("argument %q is %s, the rule pins %s", name, jsonText(v), jsonText(pinned[name]))
 		}
 	}
@@ -123,34 +124,6 @@ func objectMember(o map[string]any, key string) (map[string]any, bool) {
 	}
 	m, ok := v.(map[string]any)
 	return m, ok
-}
-
-// jsonEqual compares two JSON values as Rego's == does: numbers by value
-// at any depth (1.0 is 1 inside an object or array too), everything else
-// exactly.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case json.Number:
-		y, ok := b.(json.Number)
-		p, ok1 := number(x)
-		q, ok2 := number(y)
-		return ok && ok1 && ok2 && p.Cmp(q) == 0
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			if w, ok := y[k]; !ok || !jsonEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		return ok && slices.EqualFunc(x, y, jsonEqual)
-	}
-	return reflect.DeepEqual(a, b)
 }
 
 func jsonText(v any) string {

@@ -3,11 +3,12 @@ package testrun
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // Mismatch is one field where a decision differs from a case's want.
@@ -62,7 +63,7 @@ func diffObject(prefix string, want, got map[string]any, out *[]Mismatch) {
 			gm, gotObject := g.(map[string]any)
 			if wantObject && gotObject {
 				diffObject(path, wm, gm, out)
-			} else if !Equal(w, g) {
+			} else if !source.Equal(w, g) {
 				*out = append(*out, Mismatch{Path: path, Want: w, Got: g})
 			}
 		}
@@ -79,54 +80,6 @@ func joinPath(prefix, key string) string {
 		return key
 	}
 	return prefix + "." + key
-}
-
-// Equal reports whether two decoded JSON values are equal: objects with
-// the same members, arrays with the same elements in order, numbers with
-// the same value whatever their text ("2.80" as a number equals 2.8).
-func Equal(a, b any) bool {
-	switch a := a.(type) {
-	case map[string]any:
-		bm, ok := b.(map[string]any)
-		if !ok || len(a) != len(bm) {
-			return false
-		}
-		for k, v := range a {
-			if w, ok := bm[k]; !ok || !Equal(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bs, ok := b.([]any)
-		return ok && slices.EqualFunc(a, bs, Equal)
-	case json.Number, float64, int, int64:
-		x, y := number(a), number(b)
-		return x != nil && y != nil && x.Cmp(y) == 0
-	}
-	return a == b
-}
-
-// number reads a decoded JSON number exactly; nil for anything else.
-func number(v any) *big.Rat {
-	var text string
-	switch v := v.(type) {
-	case json.Number:
-		text = v.String()
-	case float64:
-		text = strconv.FormatFloat(v, 'g', -1, 64)
-	case int:
-		text = strconv.Itoa(v)
-	case int64:
-		text = strconv.FormatInt(v, 10)
-	default:
-		return nil
-	}
-	r, ok := new(big.Rat).SetString(text)
-	if !ok {
-		return nil
-	}
-	return r
 }
 
 // compact renders a JSON value as compact JSON text, keys sorted, with no

@@ -91,8 +91,11 @@ func TestRunAndCoverage(t *testing.T) {
 	}
 }
 
-func TestJUnitParsesBack(t *testing.T) {
-	caseTree(t, shop)
+// junitOf runs the cases of files and returns the report and its JUnit
+// XML.
+func junitOf(t *testing.T, files map[string]string) (*Report, []byte) {
+	t.Helper()
+	caseTree(t, files)
 	report, err := Run(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +104,14 @@ func TestJUnitParsesBack(t *testing.T) {
 	if err := report.WriteJUnit(&out); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := ParseJUnit(out.Bytes())
+	return report, out.Bytes()
+}
+
+func TestJUnitParsesBack(t *testing.T) {
+	_, junit := junitOf(t, shop)
+	doc, err := ParseJUnit(junit)
 	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, out.String())
+		t.Fatalf("parse: %v\n%s", err, junit)
 	}
 	if doc.Tests != 5 || doc.Failures != 1 || doc.Skipped != 1 || len(doc.Suites) != 2 {
 		t.Fatalf("tests %d failures %d skipped %d suites %d, want 5 1 1 2", doc.Tests, doc.Failures, doc.Skipped, len(doc.Suites))
@@ -134,25 +142,17 @@ func TestJUnitHoldsOnlyXMLCharacters(t *testing.T) {
 		"  - name: \"bell \\a and escape \\e\"\n" +
 		"    input: { principal: { id: a }, pack_id: shop, verb_key: browse }\n" +
 		"    want: { code: allowed }\n"
-	caseTree(t, files)
-	report, err := Run(context.Background(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := report.WriteJUnit(&out); err != nil {
-		t.Fatal(err)
-	}
-	for i, b := range out.Bytes() {
+	report, junit := junitOf(t, files)
+	for i, b := range junit {
 		if b < 0x20 && b != '\t' && b != '\n' && b != '\r' {
-			t.Fatalf("byte %#x at %d in the report:\n%q", b, i, out.String())
+			t.Fatalf("byte %#x at %d in the report:\n%q", b, i, junit)
 		}
 	}
-	if !strings.Contains(out.String(), "bell \uFFFD and escape \uFFFD") {
-		t.Errorf("the failure does not name the case:\n%s", out.String())
+	if !strings.Contains(string(junit), "bell \uFFFD and escape \uFFFD") {
+		t.Errorf("the failure does not name the case:\n%s", junit)
 	}
 	// The pretty report quotes the name, as eval and matrix quote keys.
-	out.Reset()
+	var out bytes.Buffer
 	if err := report.WritePretty(&out); err != nil {
 		t.Fatal(err)
 	}
