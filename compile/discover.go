@@ -86,6 +86,14 @@ func tidy(path string) string {
 	return clean
 }
 
+// tidied tidies each path in place.
+func tidied(paths []string) []string {
+	for i, path := range paths {
+		paths[i] = tidy(path)
+	}
+	return paths
+}
+
 // samePath is a key that two spellings of one file share: its absolute
 // path with every symbolic link resolved, so that "link/../g.json" is the
 // file the system opens, not the text's parent folder.
@@ -136,7 +144,7 @@ type Found struct {
 // Discover walks each root for packs, grant files (any other *.json whose
 // top level has a "grants" array), case files (*.cases.yaml|yml|json) and
 // Rego unit tests (*_test.rego), each listed once however the roots
-// overlap.
+// overlap, and tidied as command-line paths are.
 func Discover(roots []string) (*Found, error) {
 	f := &Found{}
 	var errs source.Errors
@@ -148,8 +156,9 @@ func Discover(roots []string) (*Found, error) {
 		errs.Merge(root, filepath.WalkDir(root, f.visit(root)))
 	}
 	errs = append(errs, f.errs...)
-	f.Packs, f.GrantFiles = onceEach(f.Packs), onceEach(f.GrantFiles)
-	f.CaseFiles, f.RegoTests = onceEach(f.CaseFiles), onceEach(f.RegoTests)
+	for _, list := range []*[]string{&f.Packs, &f.GrantFiles, &f.CaseFiles, &f.RegoTests} {
+		*list = onceEach(tidied(*list))
+	}
 	return f, errs.Err()
 }
 

@@ -48,6 +48,11 @@ func TestDiscoveryListsEachOnce(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tt.name, tt.got, tt.want)
 		}
 	}
+	// A root named as a file is tidied as a command-line path is.
+	found, err = Discover([]string{"./grants.json"})
+	if err != nil || !slices.Equal(found.GrantFiles, []string{"grants.json"}) {
+		t.Errorf("Discover(./grants.json): %q, %v", found.GrantFiles, err)
+	}
 }
 
 // A grant file given twice is one grant file, and its path is cleaned.

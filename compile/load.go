@@ -92,11 +92,7 @@ func Open(packArgs, grantFiles []string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := make([]string, len(grantFiles))
-	for i, f := range grantFiles {
-		files[i] = tidy(f)
-	}
-	return Load(dirs, onceEach(files))
+	return Load(dirs, onceEach(tidied(slices.Clone(grantFiles))))
 }
 
 // Checked opens the model and lints it: for every command but lint, a lint

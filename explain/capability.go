@@ -36,23 +36,16 @@ func describeCapability(failed bool, m *compile.Model, c call, d map[string]any)
 	}
 	out := []string{fmt.Sprintf("no grant gives %s on %s %q of pack %q to %s", row.Capability(), c.noun(), c.key, c.pack, who)}
 	subjects := subjectsOf(c.principal)
-	named := false
 	for _, g := range m.Grants {
-		if !subjects[g.Subject] {
-			continue
-		}
-		if g.Tenant != "" && (!hasTenant || g.Tenant != tenant) {
-			if g.PackID == c.pack {
-				out = append(out, fmt.Sprintf("%s does not count: it holds only for tenant %q", g.Source(), g.Tenant))
-			}
-			continue
-		}
-		named = true
-		if g.PackID == c.pack {
+		switch {
+		case !subjects[g.Subject] || g.PackID != c.pack:
+		case g.Tenant != "" && g.Tenant != tenant:
+			out = append(out, fmt.Sprintf("%s does not count: it holds only for tenant %q", g.Source(), g.Tenant))
+		default:
 			out = append(out, fmt.Sprintf("%s does not count: %s", g.Source(), whyNot(g, row)))
 		}
 	}
-	if named {
+	if namesPrincipal(m, subjects, tenant) {
 		out = append(out, "default grants are off: a principal: or role: grant applies to this principal")
 	} else {
 		out = append(out, "default grants are on (no principal: or role: grant applies), and none gives it")

@@ -114,8 +114,8 @@ func Pathless(err error) error {
 }
 
 // Printable returns s, or s quoted with Go escapes when it holds a rune
-// that is not printable, so that a key or a name from a file cannot send control sequences to a
-// terminal or break a line.
+// that is not printable, so that a key or a name from a file cannot send
+// control sequences to a terminal or break a line.
 func Printable(s string) string {
 	for _, r := range s {
 		if !unicode.IsPrint(r) {

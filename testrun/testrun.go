@@ -42,7 +42,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	// A broken file that discovery meets is reported with every problem
 	// that loading the rest finds, not alone.
 	found, discoverErr := compile.Discover(paths)
-	cleanAll(found)
 	r, err := prepare(found, discoverErr)
 	if err != nil {
 		return nil, err
@@ -65,14 +64,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		report.Coverage = measure(r.model, results)
 	}
 	return report, nil
-}
-
-func cleanAll(f *compile.Found) {
-	for _, list := range [][]string{f.Packs, f.GrantFiles, f.CaseFiles, f.RegoTests} {
-		for i, p := range list {
-			list[i] = filepath.Clean(p)
-		}
-	}
 }
 
 func noTests(paths []string) error {
