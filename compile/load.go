@@ -15,6 +15,11 @@ import (
 // problem found in any of them, sorted. It does not lint. Files are read
 // and validated in parallel; the model does not depend on the order they
 // finish in.
+//
+// When a file is bad, the model Load returns beside the error holds the
+// files that could be read, so that a caller can still lint them and
+// report every problem of the run at once (SPEC §2.2). Such a model is for
+// Lint only: it must not be compiled.
 func Load(packDirs, grantFiles []string) (*Model, error) {
 	m := &Model{GrantDigests: map[string]string{}, byID: map[string]*Pack{}}
 	var errs source.Errors
@@ -25,11 +30,13 @@ func Load(packDirs, grantFiles []string) (*Model, error) {
 	for i, r := range packs {
 		if r.err != nil {
 			errs.Merge(packDirs[i], r.err)
+			m.packsMissing = true
 			continue
 		}
 		p := r.value
 		if other, dup := m.byID[p.ID]; dup {
 			errs.Add(p.ManifestFile, p.manifest.Field("id").Pos, "pack id %q is also the id of %s", p.ID, other.ManifestFile)
+			m.packsMissing = true
 			continue
 		}
 		m.byID[p.ID] = p
@@ -52,11 +59,8 @@ func Load(packDirs, grantFiles []string) (*Model, error) {
 		m.GrantFiles = append(m.GrantFiles, file)
 		m.GrantDigests[file] = r.sum
 	}
-	if len(errs) > 0 {
-		return nil, errs.Err()
-	}
 	slices.SortFunc(m.Packs, func(a, b *Pack) int { return strings.Compare(a.ID, b.ID) })
-	return m, nil
+	return m, errs.Err()
 }
 
 // loaded is what reading one file gave.
@@ -87,26 +91,46 @@ func inParallel[T any](items []string, load func(string) loaded[T]) []loaded[T] 
 // are tidied as pack folders are ("./g.json" is "g.json"), so that
 // source.grant and source.row spell paths alike and the bundle does not
 // depend on how a path was spelled.
+//
+// A PACK_DIR that cannot be resolved does not stop the others, nor the
+// grant files, from being read: the error names every problem, beside the
+// partial model that Load returns.
 func Open(packArgs, grantFiles []string) (*Model, error) {
-	dirs, err := PackDirs(packArgs)
-	if err != nil {
-		return nil, err
+	dirs, dirErr := PackDirs(packArgs)
+	m, err := Load(dirs, onceEach(tidied(slices.Clone(grantFiles))))
+	if dirErr == nil {
+		return m, err
 	}
-	return Load(dirs, onceEach(tidied(slices.Clone(grantFiles))))
+	m.packsMissing = true
+	var errs source.Errors
+	errs.Merge("", dirErr)
+	errs.Merge("", err)
+	return m, errs.Err()
 }
 
 // Checked opens the model and lints it: for every command but lint, a lint
-// finding makes the input bad.
+// finding makes the input bad. When a file is bad, the findings in the
+// files that could be read are reported with it.
 func Checked(packArgs, grantFiles []string) (*Model, error) {
 	m, err := Open(packArgs, grantFiles)
-	if err != nil {
-		return nil, err
-	}
-	if err := Lint(m); err != nil {
+	if err := LintLoaded(m, err); err != nil {
 		return nil, err
 	}
 	m.dropTrees()
 	return m, nil
+}
+
+// LintLoaded is every problem of a Load or Open that returned m and err:
+// err, and what Lint finds in the files that could be read. It is nil only
+// when both are clean.
+func LintLoaded(m *Model, err error) error {
+	if m == nil {
+		return err
+	}
+	var errs source.Errors
+	errs.Merge("", err)
+	errs.Merge("", Lint(m))
+	return errs.Err()
 }
 
 // dropTrees lets go of the parsed files, which only lint reads (for the

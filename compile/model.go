@@ -167,6 +167,10 @@ type Model struct {
 	GrantDigests map[string]string
 
 	byID map[string]*Pack
+	// packsMissing is set on the partial model of a failed Load when a
+	// pack could not be read: grants can then not be checked against the
+	// packs, since the one a grant names may be the one missing.
+	packsMissing bool
 }
 
 // Pack returns the pack with the given id, or nil.

@@ -104,10 +104,7 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 	r.regoTests = tests
 	packs, grants := r.allInputs()
 	r.model, err = compile.Load(packs, grants)
-	errs.Merge("", err)
-	if err == nil {
-		errs.Merge("", compile.Lint(r.lintView()))
-	}
+	errs.Merge("", compile.LintLoaded(r.lintView(), err))
 	if len(errs) > 0 {
 		return nil, errs.Err()
 	}
@@ -145,6 +142,9 @@ func (r *run) allInputs() (packs, grants []string) {
 // and every grant on a loaded pack, is linted in full, so a mistyped
 // pack_id in the tested tree is still a finding.
 func (r *run) lintView() *compile.Model {
+	if r.model == nil {
+		return nil
+	}
 	found := map[string]bool{}
 	for _, f := range r.found.GrantFiles {
 		found[filepath.ToSlash(f)] = true

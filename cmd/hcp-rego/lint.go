@@ -36,7 +36,7 @@ file:line:col: message. A PACK_DIR is a pack folder or a folder of packs
 func runLint(s streams, o lintOptions) error {
 	m, err := compile.Open(o.packs, o.grants)
 	if err != nil {
-		return badInput(err)
+		return badInput(compile.LintLoaded(m, err))
 	}
 	if err := compile.Lint(m); err != nil {
 		fmt.Fprintln(s.out, err)

@@ -229,10 +229,7 @@ func loadTree(dir string) (*compile.Model, error) {
 	found, err := compile.Discover([]string{dir})
 	errs.Merge(dir, err)
 	m, err := compile.Load(found.Packs, found.GrantFiles)
-	errs.Merge(dir, err)
-	if err == nil {
-		errs.Merge(dir, compile.Lint(m))
-	}
+	errs.Merge(dir, compile.LintLoaded(m, err))
 	if len(errs) > 0 {
 		return nil, errs.Err()
 	}
