@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
 
 // TestHostileExt gives eval --ext runtime rules that are missing, outside
@@ -14,9 +17,11 @@ import (
 func TestHostileExt(t *testing.T) {
 	cases := []struct {
 		name, rego string // rego "" means no file
+		file       string // the file's name, "ext.rego" when empty
 		want       string // a regular expression for stderr, @ standing for the file
 	}{
 		{name: "missing", want: `^@: no such file or folder\n$`},
+		{name: "not rego", file: "ext.txt", rego: "package hcp.ext\n\ndeny contains \"no\"\n", want: `^@: not a \.rego file: --ext takes the runtime's Rego rules\n$`},
 		{name: "outside hcp.ext", rego: "package hcp.authz\n\ndecision := {\"allow\": true}\n", want: `^@:1:1: package hcp.authz is outside hcp.ext, the runtime's root\n$`},
 		{name: "syntax error", rego: "package hcp.ext\n\ndeny contains x if { 1 @ }\n", want: `^@:3:\d+: .*illegal token\n$`},
 		{name: "a 20 MB line", rego: "package hcp.ext\n\ndeny := 1" + strings.Repeat(" ", 20<<20) + "@\n", want: `^@:3:\d+: .*\n$`},
@@ -24,7 +29,7 @@ func TestHostileExt(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir, _ := fixture(t, nil)
-			ext := filepath.Join(dir, "ext.rego")
+			ext := filepath.Join(dir, cmp.Or(c.file, "ext.rego"))
 			if c.rego != "" {
 				if err := os.WriteFile(ext, []byte(c.rego), 0o644); err != nil {
 					t.Fatal(err)
@@ -35,6 +40,39 @@ func TestHostileExt(t *testing.T) {
 			want := regexp.MustCompile(strings.ReplaceAll(c.want, "@", regexp.QuoteMeta(ext)))
 			if o.code != exitBadInput || o.stdout != "" || !want.MatchString(o.stderr) {
 				t.Errorf("exit %d, stdout %.200q, stderr %.300q (%d bytes); want exit 2 and %s", o.code, o.stdout, o.stderr, len(o.stderr), want)
+			}
+		})
+	}
+}
+
+// TestExtFoldersRefused checks that an --ext folder whose rules would not
+// all be loaded is refused rather than half read: a runtime's deny rules
+// that are silently left out make decisions wider.
+func TestExtFoldersRefused(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  string // a regular expression for stderr, @ standing for the folder
+	}{
+		{name: "empty", want: `^@: no \.rego module here or below: --ext takes the runtime's Rego rules\n$`},
+		{name: "data only", files: map[string]string{"hcp/ext/data.json": `{"deny": ["no"]}`},
+			want: `^@/hcp/ext/data\.json: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
+		{name: "rules and data", files: map[string]string{"ext.rego": "package hcp.ext\n", "data.yaml": "deny: [no]\n"},
+			want: `^@/data\.yaml: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir, _ := fixture(t, nil)
+			ext := filepath.Join(dir, "ext")
+			if err := os.Mkdir(ext, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			treetest.Write(t, ext, c.files)
+			o := runInProcess(t, 0, "eval", filepath.Join(dir, "pack"), "--grants", filepath.Join(dir, "grants.json"),
+				"--input", filepath.Join(dir, "input.json"), "--ext", ext)
+			want := regexp.MustCompile(strings.ReplaceAll(c.want, "@", regexp.QuoteMeta(ext)))
+			if o.code != exitBadInput || o.stdout != "" || !want.MatchString(o.stderr) {
+				t.Errorf("exit %d, stdout %.200q, stderr %.300q; want exit 2 and %s", o.code, o.stdout, o.stderr, want)
 			}
 		})
 	}
