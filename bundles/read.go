@@ -3,6 +3,7 @@ package bundles
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -103,9 +104,24 @@ func Read(path string, v *Verification) (*bundle.Bundle, error) {
 	}
 	b, err := reader.WithSizeLimitBytes(MaxFileBytes).Read()
 	if err != nil {
-		return nil, fmt.Errorf("%s: bundle refused: %s", path, hcprego.Shorten(err.Error()))
+		return nil, refused(path, err)
 	}
 	return &b, nil
+}
+
+// refused is Read's error for a bundle that OPA's reader refuses. A module
+// that does not parse is named inside the bundle at its line and column
+// ("b.tar.gz: bundle refused: hcp/authz/gate.rego:4:4: ..."), one problem a
+// line, without the source lines OPA quotes.
+func refused(path string, err error) error {
+	var errs source.Errors
+	errs.Merge("", hcprego.PositionedErrors("", err))
+	var out source.Errors
+	for _, e := range errs {
+		e.File = strings.TrimPrefix(e.File, "/")
+		out.Add(path, source.Pos{}, "bundle refused: %s", e.Error())
+	}
+	return out.Err()
 }
 
 // ReadDecisionBundle reads, as Read does, a bundle to decide with: one

@@ -179,7 +179,7 @@ func TestReadBadFiles(t *testing.T) {
 		"text.tar.gz":      "bundle refused: bundle read failed: archive read failed: gzip: invalid header",
 		"truncated.tar.gz": "bundle refused: bundle read failed: failed to copy file /",
 		"plain.tar":        "bundle refused: bundle read failed: archive read failed: gzip: invalid header",
-		"bad-rego.tar.gz":  "bundle refused: 1 error occurred: /hcp/authz/bad.rego:3:",
+		"bad-rego.tar.gz":  "bundle refused: hcp/authz/bad.rego:3:10: unexpected eof token",
 	}
 	for name, data := range files {
 		os.WriteFile(dir+"/"+name, data, 0o644)

@@ -2,6 +2,7 @@ package rego
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -12,9 +13,10 @@ import (
 // and a hostile file may hold a line of megabytes.
 const maxMessage = 300
 
-// PositionedErrors turns OPA's parse and compile errors about file into
-// source errors, "file:line:col: message", without the quoted source line
-// OPA adds. Other errors are returned as they are, cut to a readable length.
+// PositionedErrors turns OPA's parse and compile errors into source
+// errors, "file:line:col: message", without the quoted source line OPA
+// adds. An error names the module OPA located it in, or file when OPA
+// names none. Other errors are kept under file, cut to a readable length.
 func PositionedErrors(file string, err error) error {
 	var errs ast.Errors
 	if !errors.As(err, &errs) {
@@ -25,19 +27,22 @@ func PositionedErrors(file string, err error) error {
 	}
 	var out source.Errors
 	for _, e := range errs {
-		pos := source.Pos{}
+		where, pos := file, source.Pos{}
+		if e.Location != nil && e.Location.File != "" {
+			where = e.Location.File
+		}
 		if e.Location != nil && e.Location.Row > 0 {
 			pos = source.Pos{Line: e.Location.Row, Col: max(1, e.Location.Col)}
 		}
-		out.Add(file, pos, "%s", Shorten(e.Message))
+		out.Add(where, pos, "%s", Shorten(e.Message))
 	}
 	return out.Err()
 }
 
-// Shorten cuts a message to a readable length.
+// Shorten cuts a message to a readable length, on a character boundary.
 func Shorten(msg string) string {
 	if len(msg) <= maxMessage {
 		return msg
 	}
-	return msg[:maxMessage] + "…"
+	return strings.ToValidUTF8(msg[:maxMessage], "") + "…"
 }

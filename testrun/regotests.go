@@ -2,7 +2,6 @@ package testrun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,30 +29,12 @@ func parseRegoTests(files []string) (map[string]*ast.Module, error) {
 		}
 		mod, err := ast.ParseModuleWithOpts(file, string(data), ast.ParserOptions{RegoVersion: ast.RegoV1})
 		if err != nil {
-			errs = append(errs, regoErrors(file, err)...)
+			errs.Merge(file, hcprego.PositionedErrors(file, err))
 			continue
 		}
 		mods[file] = mod
 	}
 	return mods, errs.Err()
-}
-
-// regoErrors turns OPA's parse and compile errors into positioned errors.
-func regoErrors(file string, err error) source.Errors {
-	var astErrs ast.Errors
-	if !errors.As(err, &astErrs) {
-		return source.Errors{{File: file, Msg: err.Error()}}
-	}
-	var out source.Errors
-	for _, e := range astErrs {
-		if e.Location == nil {
-			out = append(out, &source.Error{File: file, Msg: e.Message})
-			continue
-		}
-		pos := source.Pos{Line: max(e.Location.Row, 1), Col: max(e.Location.Col, 1)}
-		out = append(out, &source.Error{File: e.Location.File, Pos: pos, Msg: e.Message})
-	}
-	return out
 }
 
 // runRegoTests runs the test rules of tests with OPA's tester, against the
@@ -82,7 +63,7 @@ func runRegoTests(ctx context.Context, b *bundle.Bundle, tests map[string]*ast.M
 		CapturePrintOutput(true)
 	ch, err := runner.RunTests(ctx, nil)
 	if err != nil {
-		return nil, regoErrors("", err).Err()
+		return nil, hcprego.PositionedErrors("", err)
 	}
 	var results []*Result
 	for tr := range ch {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -99,4 +100,29 @@ func tarball(t *testing.T, dir string, write func(io.Writer)) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestBundleModuleErrorPositioned checks that a module of a bundle that
+// does not parse is named inside the bundle at line and column, one
+// problem a line, without the source lines and carets OPA quotes.
+func TestBundleModuleErrorPositioned(t *testing.T) {
+	dir, _ := fixture(t, nil)
+	bundle := tarball(t, dir, func(w io.Writer) {
+		src := "package hcp.authz\n\nx := \n"
+		tw := tar.NewWriter(w)
+		tw.WriteHeader(&tar.Header{Name: "/hcp/authz/x.rego", Mode: 0o644, Size: int64(len(src))})
+		tw.Write([]byte(src))
+		tw.Close()
+	})
+	o := runInProcess(t, 0, "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
+	line := regexp.MustCompile(`^` + regexp.QuoteMeta(bundle) + `: bundle refused: hcp/authz/x\.rego:4:\d+: unexpected eof token`)
+	lines := strings.Split(strings.TrimSuffix(o.stderr, "\n"), "\n")
+	if o.code != exitBadInput || o.stdout != "" || len(lines) == 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and the module's errors", o.code, o.stdout, o.stderr)
+	}
+	for _, l := range lines {
+		if !line.MatchString(l) {
+			t.Errorf("stderr line %q; want %s", l, line)
+		}
+	}
 }
