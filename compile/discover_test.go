@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
@@ -98,6 +99,25 @@ func TestSamePathFollowsLinks(t *testing.T) {
 	for path, want := range map[string]string{"A/link/../g.json": "A/link/../g.json", "./A//g.json": "A/g.json", "alias/../A/g.json": "A/g.json"} {
 		if got := tidy(path); got != want {
 			t.Errorf("tidy(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestRepositoryHoldsOnlyExamplePacks checks that hcp-rego run on this
+// repository's root (lint, test ., matrix --diff) finds the example packs
+// under testdata and nothing else: a folder holding a policy.json, such as
+// the JSON Schemas once were, would be a broken pack.
+func TestRepositoryHoldsOnlyExamplePacks(t *testing.T) {
+	dirs, err := PackDirs([]string{".."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Fatal("no pack found under the repository root")
+	}
+	for _, dir := range dirs {
+		if !strings.HasPrefix(dir, "../testdata/") {
+			t.Errorf("pack folder %s outside testdata/", dir)
 		}
 	}
 }

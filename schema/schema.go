@@ -16,22 +16,29 @@ import (
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
-//go:embed *.json
+// The schema files are named *.schema.json, not policy.json or
+// manifest.json: a folder holding those is a pack to discovery, and this
+// repository is itself a tree that hcp-rego lint and test walk.
+//
+//go:embed *.schema.json
 var files embed.FS
+
+// suffix ends each schema file's name.
+const suffix = ".schema.json"
 
 // Names lists the schemas that `hcp-rego schema NAME` prints.
 func Names() []string {
 	entries, _ := files.ReadDir(".")
 	var names []string
 	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(e.Name(), ".json"))
+		names = append(names, strings.TrimSuffix(e.Name(), suffix))
 	}
 	return names
 }
 
 // Text returns the schema document called name.
 func Text(name string) ([]byte, error) {
-	data, err := files.ReadFile(name + ".json")
+	data, err := files.ReadFile(name + suffix)
 	if err != nil {
 		return nil, fmt.Errorf("unknown schema %q, want one of %s", name, strings.Join(Names(), ", "))
 	}
@@ -64,10 +71,10 @@ func Get(name string) *Schema {
 	}
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
-	if err := c.AddResource(name+".json", strings.NewReader(string(text))); err != nil {
+	if err := c.AddResource(name+suffix, strings.NewReader(string(text))); err != nil {
 		panic(err)
 	}
-	s := &Schema{compiled: c.MustCompile(name + ".json")}
+	s := &Schema{compiled: c.MustCompile(name + suffix)}
 	if err := json.Unmarshal(text, &s.doc); err != nil {
 		panic(err)
 	}
