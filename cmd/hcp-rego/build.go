@@ -40,10 +40,10 @@ FILE and renamed: a failed build writes nothing and leaves FILE as it was.
 key, or for HS256 a file holding the shared secret. --signing-alg is one of
 ` + strings.Join(bundles.Algorithms, ", ") + ` (default RS256);
 --signing-key-id is the key id the signature names (default "default").`,
-		Example: `  hcp-rego build testdata/packs --grants testdata/grants/acme.json -o dist/hcp.tar.gz
-  hcp-rego build packs --grants grants/prod.json -o hcp.tar.gz --revision "$(git rev-parse HEAD)" \
-    --signing-key keys/bundle.key --signing-alg RS256 --signing-key-id hcp
-  opa run --server --bundle hcp.tar.gz --bundle ext/`,
+		Example: `  hcp-rego build testdata/packs --grants testdata/grants/acme.json -o hcp.tar.gz
+  opa run --server --bundle hcp.tar.gz --bundle testdata/ext
+  hcp-rego build testdata/packs --grants testdata/grants/acme.json -o signed.tar.gz --revision "$(git rev-parse HEAD)" \
+    --signing-key testdata/keys/rsa.key --signing-alg RS256 --signing-key-id hcp`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
 			return runBuild(s, o)

@@ -19,7 +19,7 @@ type compileOptions struct {
 func newCompileCommand(s streams) *cobra.Command {
 	var o compileOptions
 	cmd := &cobra.Command{
-		Use:   "compile [PACK_DIR...] [--grants FILE]... -o DIR",
+		Use:   "compile [PACK_DIR...] [--grants FILE]... -o DIR [--revision R]",
 		Short: "Write the bundle's Rego modules, grant tables and .manifest as a folder",
 		Long: `Compile lints and compiles the packs and grant files and writes the files
 of the bundle that build would write, as a bundle directory: each module at
@@ -31,8 +31,8 @@ same bundle: opa run --bundle DIR, opa build --bundle DIR, opa check
 The folder is written beside DIR and renamed into place: on any error
 nothing is written and an existing DIR is untouched. An existing DIR is
 replaced only when it is empty or an earlier output of compile.`,
-		Example: `  hcp-rego compile testdata/packs --grants testdata/grants/acme.json -o out/hcp
-  opa check --strict --bundle out/hcp && opa fmt --list --fail out/hcp`,
+		Example: `  hcp-rego compile testdata/packs --grants testdata/grants/acme.json -o hcp-modules
+  opa check --strict --bundle hcp-modules && opa fmt --list --fail hcp-modules`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
 			return runCompile(s, o)

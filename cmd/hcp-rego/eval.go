@@ -44,8 +44,9 @@ hcp.ext: deny and confirm, SPEC §4.2) beside it. --explain walks the chain of S
 step in source terms. --fail-on-deny exits 1 when the call is not allowed.
 Any JSON input is decided (garbage is invalid_input); text that is not JSON
 is bad input (exit 2).`,
-		Example: `  hcp-rego eval testdata/packs --grants testdata/grants/acme.json --input call.json --explain
-  hcp-rego eval --bundle dist/hcp.tar.gz --verification-key keys/bundle.pub --input call.json
+		Example: `  hcp-rego eval testdata/packs --grants testdata/grants/acme.json --input testdata/inputs/confirm.json --explain
+  hcp-rego eval --bundle signed.tar.gz --verification-key testdata/keys/rsa.pub --verification-key-id hcp \
+    --input testdata/inputs/allowed.json
   echo '{"principal":{"id":"bob","roles":["member"]},"pack_id":"ledger","verb_key":"balance","owner":"bob"}' |
     hcp-rego eval testdata/packs --grants testdata/grants/acme.json --input - --format pretty`,
 		RunE: func(cmd *cobra.Command, args []string) error {

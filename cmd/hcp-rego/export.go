@@ -25,7 +25,7 @@ type exportOptions struct {
 func newExportCommand(s streams) *cobra.Command {
 	var o exportOptions
 	cmd := &cobra.Command{
-		Use:   "export --harness claude-code|codex|opencode|gemini|cursor --subject S [--server NAME] [-o FILE] PACK_DIR... --grants FILE...",
+		Use:   "export --harness claude-code|codex|opencode|gemini|cursor --subject S [--tenant T] [--server NAME] [-o FILE] PACK_DIR... --grants FILE...",
 		Short: "Write one harness's permission file for one subject",
 		Long: `Export writes one harness's permission file for one subject, from that
 subject's column of the matrix in mode ask, following seed 004 cell by

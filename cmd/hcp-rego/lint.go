@@ -23,7 +23,7 @@ and each grant against the packs (§2.3), and prints every finding as
 file:line:col: message. A PACK_DIR is a pack folder or a folder of packs
 (default "."). Exit 1 on findings, 2 on unreadable or invalid files.`,
 		Example: `  hcp-rego lint testdata/packs --grants testdata/grants/acme.json
-  hcp-rego lint packs/ledger`,
+  hcp-rego lint testdata/packs/ledger`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
 			return runLint(s, o)

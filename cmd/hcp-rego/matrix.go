@@ -32,7 +32,7 @@ type matrixOptions struct {
 func newMatrixCommand(s streams) *cobra.Command {
 	var o matrixOptions
 	cmd := &cobra.Command{
-		Use:   "matrix PACK_DIR... --grants FILE... [--mode ask|run] [--tenant T] [--subject S]... [--format table|markdown|json]\n  hcp-rego matrix --diff OLD_DIR NEW_DIR",
+		Use:   "matrix PACK_DIR... --grants FILE... [--mode ask|run] [--tenant T] [--subject S]... [--format table|markdown|json]\n  hcp-rego matrix --diff OLD_DIR NEW_DIR [--mode ask|run] [--tenant T]",
 		Short: "Show who gets what: allow, ask or deny for every subject and command",
 		Long: `Matrix prints, for every subject that the grant files name (then
 "default") and every command and trigger of the packs, the disposition a
@@ -53,8 +53,8 @@ computes both matrices over the subjects of both, and prints only the cells
 that changed as Markdown, with the rows and subjects that appeared or went
 away. It exits 0 whether or not anything changed.`,
 		Example: `  hcp-rego matrix testdata/packs --grants testdata/grants/acme.json --grants testdata/grants/defaults.json
-  hcp-rego matrix packs --grants grants.json --tenant acme --subject role:member --format markdown
-  git worktree add /tmp/base origin/main && hcp-rego matrix --diff /tmp/base .`,
+  hcp-rego matrix testdata/packs --grants testdata/grants/acme.json --tenant acme --subject role:member --format markdown
+  git worktree add ../base origin/main && hcp-rego matrix --diff ../base .`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args

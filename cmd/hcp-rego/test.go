@@ -39,7 +39,7 @@ reached units (rows, and gates that some case saw hold) over all units.
 --threshold PCT (0 to 100) implies --coverage and fails the run below it.`,
 		Example: `  hcp-rego test testdata/
   hcp-rego test --format junit . > report.xml
-  hcp-rego test --coverage --threshold 80 packs/ tests/`,
+  hcp-rego test --coverage --threshold 80 testdata/packs testdata/cases testdata/grants`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.paths = args
 			return runTest(cmd.Context(), s, o)
