@@ -41,5 +41,5 @@ func writeClaude(server string, tools []Tool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Data: data}, nil
+	return &File{Data: data, Notes: claudeNames(server, tools)}, nil
 }

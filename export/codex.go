@@ -39,6 +39,7 @@ const (
 func writeCodex(server string, tools []Tool) (*File, error) {
 	s := codexServer{EnabledTools: []string{}, DisabledTools: []string{}, Tools: map[string]codexTool{}}
 	var notes []Note
+	var auto []string
 	for _, t := range tools {
 		switch {
 		case t.Disposition == matrix.Deny:
@@ -49,6 +50,7 @@ func writeCodex(server string, tools []Tool) (*File, error) {
 		case !t.Write:
 			s.EnabledTools = append(s.EnabledTools, t.Name)
 			s.Tools[t.Name] = codexTool{ApprovalMode: codexAuto}
+			auto = append(auto, t.Name)
 		default:
 			s.EnabledTools = append(s.EnabledTools, t.Name)
 			notes = append(notes, Note{Harness: Codex, Tool: t.Name, Unwritten: true,
@@ -60,5 +62,5 @@ func writeCodex(server string, tools []Tool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Data: data, Notes: notes}, nil
+	return &File{Data: data, Notes: append(notes, codexAutoNote(auto)...)}, nil
 }

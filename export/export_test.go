@@ -139,3 +139,42 @@ func TestParseHarness(t *testing.T) {
 		t.Error("ParseHarness(Claude-Code) succeeded, want an error")
 	}
 }
+
+// TestDeliveryNotes checks when the notes of what comparing with each
+// harness found are given, and when not: only for the names and values
+// that the harness may read otherwise.
+func TestDeliveryNotes(t *testing.T) {
+	plain := handMatrix([5]string{"a", "verb", "list_items", "read", "allow"}, [5]string{"a", "verb", "send", "write", "deny"})
+	dotted := handMatrix([5]string{"a", "verb", "items.list", "read", "allow"})
+	dashed := handMatrix([5]string{"a", "verb", "list-items", "write", "ask"})
+	for _, tc := range []struct {
+		name    string
+		mx      *matrix.Matrix
+		harness Harness
+		server  string
+		want    string // a note holding this, or "" for none
+	}{
+		{"claude plain names", plain, ClaudeCode, "hcp", ""},
+		{"claude dash", dashed, ClaudeCode, "my-hub", ""},
+		{"claude dot", dotted, ClaudeCode, "hcp", "(mcp__hcp__items.list), but Claude Code turns"},
+		{"opencode plain", plain, OpenCode, "hcp", ""},
+		{"opencode dot", dotted, OpenCode, "hcp", ""},
+		{"opencode dashed tool", dashed, OpenCode, "hcp", "(hcp_list_items), but OpenCode keeps - in the actions it registers (hcp_list-items)"},
+		{"opencode dashed server", plain, OpenCode, "my-hub", "(my_hub_list_items), but OpenCode keeps - in the actions it registers (my-hub_list_items)"},
+		{"codex auto", plain, Codex, "hcp", "so these allowed tools may still ask: list_items"},
+		{"codex no auto", dashed, Codex, "hcp", ""},
+		{"gemini server", plain, Gemini, "hcp", ""},
+		{"gemini server with _", plain, Gemini, "my_hub", `the server name "my_hub" holds _`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Export(tc.mx, "role:x", tc.harness, tc.server)
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := strings.Join(noteStrings(f.Notes), "\n")
+			if tc.want == "" && notes != "" || tc.want != "" && !strings.Contains(notes, tc.want) {
+				t.Errorf("notes %q; want one holding %q", notes, tc.want)
+			}
+		})
+	}
+}

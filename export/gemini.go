@@ -42,5 +42,5 @@ func writeGemini(server string, tools []Tool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Data: data, Notes: notes}, nil
+	return &File{Data: data, Notes: append(notes, geminiServerNote(server)...)}, nil
 }

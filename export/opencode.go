@@ -53,7 +53,7 @@ func writeOpenCode(server string, tools []Tool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Data: data}, nil
+	return &File{Data: data, Notes: openCodeNames(server, tools)}, nil
 }
 
 func openCodeEffect(d matrix.Disposition) string {
