@@ -186,7 +186,10 @@ func ours(dir string) bool {
 }
 
 // swap renames tmp to target. An existing target is first moved aside and
-// put back if the second rename fails, then removed.
+// put back if the second rename fails, then removed. Once the new folder is
+// in place the write has succeeded: removing the old one is best effort
+// (the new folder is not to be reported as unwritten because the old
+// one, which nothing reads any more, could not be removed).
 func swap(tmp, target string, exists bool) error {
 	if !exists {
 		return os.Rename(tmp, target)
@@ -201,5 +204,6 @@ func swap(tmp, target string, exists bool) error {
 		}
 		return err
 	}
-	return os.RemoveAll(old)
+	_ = os.RemoveAll(old)
+	return nil
 }

@@ -4,9 +4,10 @@ import (
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
-// LoadGrants reads and validates one grant file. Grants are numbered from
-// first, their index among all the grants of a run.
-func LoadGrants(path string, first int) ([]*Grant, string, error) {
+// LoadGrants reads and validates one grant file and returns its grants,
+// numbered from 1 in the file (Load gives them their place in the run),
+// and the file's sha256.
+func LoadGrants(path string) ([]*Grant, string, error) {
 	root, sum, err := readChecked(path, "grants")
 	if err != nil {
 		return nil, "", err
@@ -16,7 +17,6 @@ func LoadGrants(path string, first int) ([]*Grant, string, error) {
 		grants = append(grants, &Grant{
 			File:         path,
 			N:            i + 1,
-			Index:        first + i,
 			Line:         n.Pos.Line,
 			Subject:      n.Field("subject").Text,
 			Tenant:       n.Field("tenant").Str(),

@@ -20,7 +20,8 @@ const (
 	Stimulus
 )
 
-// Field is the policy.json member (and decision input field) of the kind.
+// Field is the decision input's field that names a row of the kind:
+// verb_key or stimulus. (Section is its policy.json member.)
 func (k Kind) Field() string {
 	if k == Stimulus {
 		return "stimulus"

@@ -41,7 +41,7 @@ func str(obj map[string]any, field string) (string, bool) {
 	return s, ok
 }
 
-// strings returns the string elements of an array field.
+// strs returns the string elements of an array field.
 func strs(obj map[string]any, field string) []string {
 	list, _ := obj[field].([]any)
 	var out []string

@@ -64,7 +64,6 @@ _call := {"field": "verb_key", "code": "v", "key": input.verb_key} if {
 	_ = input.verb_key
 } else := {"field": "stimulus", "code": "s", "key": input.stimulus}
 
-# _row is the generated row, "operation land confirm capability line".
 # _row_text is the generated row (see compile/generate.go): "operation land
 # confirm capability line", then " | " and the cli template for commands
 # that have one. Each reference names one rule of the pack's module, so that
@@ -73,6 +72,8 @@ _row_text := data.hcp.packs[input.pack_id].verbs[input.verb_key] if {
 	_ = input.verb_key
 } else := data.hcp.packs[input.pack_id].stimuli[input.stimulus]
 
+# _row is the generated row's words: operation, land, confirm, capability,
+# line (and, for a command with a cli template, "|" and the template).
 _row := split(_row_text, " ")
 
 _confirm_value := {"false": false, "true": true, "always": "always"}

@@ -7,6 +7,7 @@ import (
 	"embed"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/hcp-rego/hcp-rego/compile"
 )
@@ -23,7 +24,7 @@ func Library() []compile.Module {
 	slices.Sort(names)
 	var mods []compile.Module
 	for _, name := range names {
-		if len(name) > len("_test.rego") && name[len(name)-len("_test.rego"):] == "_test.rego" {
+		if strings.HasSuffix(name, "_test.rego") {
 			continue
 		}
 		src, _ := library.ReadFile(name)

@@ -35,11 +35,13 @@ func (e *Error) Error() string {
 // position, one per line, so that output is stable and reads top to bottom.
 type Errors []*Error
 
-// Error renders every problem, one per line, sorted.
+// Error renders every problem, one per line, sorted. It leaves es as it
+// is: an error may be printed from two goroutines at once.
 func (es Errors) Error() string {
-	es.Sort()
-	lines := make([]string, len(es))
-	for i, e := range es {
+	sorted := slices.Clone(es)
+	sorted.Sort()
+	lines := make([]string, len(sorted))
+	for i, e := range sorted {
 		lines[i] = e.Error()
 	}
 	return strings.Join(lines, "\n")
@@ -59,16 +61,19 @@ func compareErrors(a, b *Error) int {
 	)
 }
 
-// Err returns es as an error, or nil when it holds no problem, so that a
-// caller can write `return errs.Err()` without the typed-nil trap.
+// Err returns es as an error, sorted, each problem once, or nil when it
+// holds no problem, so that a caller can write `return errs.Err()` without
+// the typed-nil trap. The error is a copy: es is left as it is, and the
+// caller may go on adding to it.
 func (es Errors) Err() error {
 	if len(es) == 0 {
 		return nil
 	}
-	es.Sort()
+	out := slices.Clone(es)
+	out.Sort()
 	// A file that two steps read (discovery, then a case file naming it)
 	// is reported once.
-	return slices.CompactFunc(es, func(a, b *Error) bool { return *a == *b })
+	return slices.CompactFunc(out, func(a, b *Error) bool { return *a == *b })
 }
 
 // Add appends one problem.

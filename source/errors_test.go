@@ -1,6 +1,9 @@
 package source
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestPrintable(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -12,5 +15,24 @@ func TestPrintable(t *testing.T) {
 		if got := Printable(tc.in); got != tc.want {
 			t.Errorf("Printable(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestErrorsLeftAsTheyAre checks that rendering Errors, or taking Err,
+// does not sort or compact the caller's slice: a caller may go on adding to
+// it, and an error may be printed from two goroutines at once.
+func TestErrorsLeftAsTheyAre(t *testing.T) {
+	var errs Errors
+	errs.Add("b.json", Pos{Line: 2, Col: 1}, "second")
+	errs.Add("a.json", Pos{Line: 1, Col: 1}, "first")
+	errs.Add("a.json", Pos{Line: 1, Col: 1}, "first")
+	before := slices.Clone(errs)
+	err := errs.Err()
+	_ = errs.Error()
+	if !slices.Equal(errs, before) {
+		t.Errorf("errs changed to %v; want %v", errs, before)
+	}
+	if want := "a.json:1:1: first\nb.json:2:1: second"; err.Error() != want {
+		t.Errorf("Err() = %q; want %q", err, want)
 	}
 }

@@ -106,6 +106,9 @@ func latencyEmbedded(t *tools, sets map[string]*set) (table, error) {
 		}
 		for _, in := range []string{"allowed", "confirm"} {
 			doc := largeset.BenchInput(in == "confirm")
+			if err := checkDecisions(ctx, base, ev, ref, input, doc, in == "confirm"); err != nil {
+				return tb, fmt.Errorf("%s set: %w", name, err)
+			}
 			ns := medianNsPerOp(rounds, baseF,
 				func() { _, _ = ev.Decide(ctx, doc) },
 				func() { ref.Decide(doc, reference.Ext{}) })
@@ -118,6 +121,32 @@ func latencyEmbedded(t *tools, sets map[string]*set) (table, error) {
 	tb.rows = append([][]string{{"one rule", "allowed", micros(median(bases)), "1.0x"}}, rows...)
 	tb.notes = append(tb.notes, fmt.Sprintf("Each ratio is to the one-rule policy measured beside it: medians of %d interleaved runs.", rounds))
 	return tb, nil
+}
+
+// checkDecisions evaluates each benchmarked query once and checks what it
+// decides, so that the timed loops, which drop their results, time the
+// decision and not an error's short path: the baseline allows baseInput,
+// and both evaluators give doc the code it is built for.
+func checkDecisions(ctx context.Context, base oparego.PreparedEvalQuery, ev *hcprego.Evaluator, ref *reference.Evaluator, baseInput, doc map[string]any, confirm bool) error {
+	rs, err := base.Eval(ctx, oparego.EvalInput(baseInput))
+	if err != nil || !rs.Allowed() {
+		return fmt.Errorf("the one-rule baseline does not allow its input (%v)", err)
+	}
+	want := "allowed"
+	if confirm {
+		want = "confirm_required"
+	}
+	res, err := ev.Decide(ctx, doc)
+	if err != nil {
+		return err
+	}
+	if got := res.Decision["code"]; got != want {
+		return fmt.Errorf("the embedded evaluator decides %v, want %s", got, want)
+	}
+	if got := ref.Decide(doc, reference.Ext{})["code"]; got != want {
+		return fmt.Errorf("the Go reference decides %v, want %s", got, want)
+	}
+	return nil
 }
 
 // evaluators prepares the embedded evaluator and the Go reference for a set.
