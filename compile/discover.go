@@ -42,7 +42,7 @@ func PackDirs(args []string) ([]string, error) {
 		info, err := os.Stat(arg)
 		switch {
 		case err != nil:
-			errs.Add(arg, source.Pos{}, "no such pack folder")
+			errs.Add(arg, source.Pos{}, "%s", source.Describe(err, "no such pack folder"))
 		case !info.IsDir():
 			errs.Add(arg, source.Pos{}, "is a file, want a pack folder")
 		case isPackDir(arg):
@@ -150,7 +150,7 @@ func Discover(roots []string) (*Found, error) {
 	var errs source.Errors
 	for _, root := range roots {
 		if _, err := os.Stat(root); err != nil {
-			errs.Add(root, source.Pos{}, "no such file or folder")
+			errs.Add(root, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
 			continue
 		}
 		errs.Merge(root, filepath.WalkDir(root, f.visit(root)))

@@ -3,7 +3,6 @@ package rego
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -29,7 +28,7 @@ func ReadExt(paths []string) ([]Option, error) {
 		found, err := readExtRoot(root, &errs)
 		opts = append(opts, found...)
 		if err != nil {
-			errs.Add(root, source.Pos{}, "%s", describeWalkError(err))
+			errs.Add(root, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
 		} else if len(found) == 0 && len(errs) == before {
 			errs.Add(root, source.Pos{}, "no .rego module here or below: --ext takes the runtime's Rego rules")
 		}
@@ -86,11 +85,4 @@ func readExtModule(path string) (Option, error) {
 			Msg: fmt.Sprintf("package %s is outside hcp.ext, the runtime's root", strings.TrimPrefix(mod.Package.Path.String(), "data."))}
 	}
 	return WithModule(path, string(src)), nil
-}
-
-func describeWalkError(err error) string {
-	if os.IsNotExist(err) {
-		return "no such file or folder"
-	}
-	return err.Error()
 }

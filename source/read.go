@@ -13,7 +13,7 @@ import (
 func ReadFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &Error{File: path, Msg: describeOpenError(err)}
+		return nil, &Error{File: path, Msg: Describe(err, "no such file")}
 	}
 	defer f.Close()
 	info, err := f.Stat()
@@ -33,10 +33,13 @@ func ReadFile(path string) ([]byte, error) {
 	return data, nil
 }
 
-func describeOpenError(err error) string {
+// Describe says in plain words, without the path, why a file or folder
+// could not be opened, read or walked: missing (such as "no such file")
+// when it is not there, else "permission denied" or the system's words.
+func Describe(err error, missing string) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "no such file"
+		return missing
 	case errors.Is(err, fs.ErrPermission):
 		return "permission denied"
 	}

@@ -1,7 +1,9 @@
 package testrun
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,8 +128,10 @@ func isPackDir(dir string) string {
 func isFile(path string) string {
 	info, err := os.Stat(path)
 	switch {
-	case err != nil:
+	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("no such file %s", filepath.ToSlash(path))
+	case err != nil:
+		return fmt.Sprintf("%s: %s", filepath.ToSlash(path), source.Describe(err, ""))
 	case info.IsDir():
 		return fmt.Sprintf("%s is a folder, want a grant file", filepath.ToSlash(path))
 	}

@@ -218,7 +218,7 @@ func runMatrixDiff(ctx context.Context, s streams, o matrixOptions) error {
 func loadTree(dir string) (*compile.Model, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: no such folder", dir)
+		return nil, fmt.Errorf("%s: %s", dir, source.Describe(err, "no such folder"))
 	}
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%s: is a file, want a folder of packs and grant files", dir)
