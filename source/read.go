@@ -23,12 +23,18 @@ func ReadFile(path string) ([]byte, error) {
 	if info.IsDir() {
 		return nil, &Error{File: path, Msg: "is a directory, want a file"}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	return ReadStream(f, path)
+}
+
+// ReadStream reads a whole input from r (standard input, say), named name
+// in errors, refusing one over MaxFileBytes as ReadFile does.
+func ReadStream(r io.Reader, name string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
 	if err != nil {
-		return nil, &Error{File: path, Msg: "read: " + err.Error()}
+		return nil, &Error{File: name, Msg: "read: " + Pathless(err).Error()}
 	}
 	if len(data) > MaxFileBytes {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("file is larger than the limit of %d MiB", MaxFileBytes>>20)}
+		return nil, &Error{File: name, Msg: fmt.Sprintf("file is larger than the limit of %d MiB", MaxFileBytes>>20)}
 	}
 	return data, nil
 }

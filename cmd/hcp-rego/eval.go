@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
@@ -169,10 +168,7 @@ func readInput(stdin io.Reader, path string) (decisionInput, error) {
 	var err error
 	if path == "-" {
 		path = "<stdin>"
-		data, err = io.ReadAll(io.LimitReader(stdin, source.MaxFileBytes+1))
-		if err == nil && len(data) > source.MaxFileBytes {
-			err = &source.Error{File: path, Msg: "input is larger than the limit"}
-		}
+		data, err = source.ReadStream(stdin, path)
 	} else {
 		data, err = source.ReadFile(path)
 	}
@@ -198,77 +194,6 @@ func printDecision(w io.Writer, format string, d map[string]any, steps []explain
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
-	fmt.Fprint(w, prettyDecision(d))
-	if steps != nil {
-		fmt.Fprint(w, "\n"+prettySteps(steps))
-	}
-	return nil
-}
-
-func prettyDecision(d map[string]any) string {
-	var b strings.Builder
-	code, _ := d["code"].(string)
-	if e, ok := d["error"].(string); ok {
-		fmt.Fprintf(&b, "%s: %s\n", code, e)
-	} else {
-		fmt.Fprintf(&b, "%s\n", code)
-	}
-	line := func(label string, v any) {
-		if v != nil {
-			fmt.Fprintf(&b, "  %-10s %s\n", label, source.Printable(fmt.Sprint(v)))
-		}
-	}
-	if key, field := callKey(d); key != "" {
-		line("call", fmt.Sprintf("%v %s %s", d["pack_id"], field, key))
-	}
-	if _, ok := d["operation"]; ok {
-		line("row", fmt.Sprintf("%v, land %v, confirm %v, needs %v", d["operation"], d["land"], jsonText(d["confirm"]), d["capability"]))
-	}
-	src, _ := d["source"].(map[string]any)
-	line("row at", src["row"])
-	line("grant at", src["grant"])
-	if r, _ := d["reasons"].([]any); len(r) > 0 {
-		line("reasons", jsonText(r))
-	}
-	if p, ok := d["preview"].(map[string]any); ok {
-		line("preview", p["cli"])
-		line("args", jsonText(p["args"]))
-	}
-	line("hint", d["hint"])
-	return b.String()
-}
-
-func callKey(d map[string]any) (string, string) {
-	for _, f := range []string{"verb_key", "stimulus"} {
-		if k, ok := d[f].(string); ok {
-			return k, f
-		}
-	}
-	return "", ""
-}
-
-func prettySteps(steps []explain.Step) string {
-	var b strings.Builder
-	for _, st := range steps {
-		detail := st.Detail
-		if len(detail) == 0 {
-			detail = []string{""}
-		}
-		for i, line := range detail {
-			status, name := string(st.Status), st.Name
-			if i > 0 {
-				status, name = "", ""
-			}
-			fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("%-5s %-11s %s", status, name, source.Printable(line)), " "))
-		}
-	}
-	return b.String()
-}
-
-func jsonText(v any) string {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(data)
+	_, err := io.WriteString(w, explain.Pretty(d, steps))
+	return err
 }

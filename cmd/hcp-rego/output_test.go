@@ -90,8 +90,8 @@ func TestColourThroughOutputWriter(t *testing.T) {
 // --explain's steps quote a line that holds a character that does not
 // print, such as a runtime reason built from the input.
 func TestPrettyStepsQuoteControlCharacters(t *testing.T) {
-	got := prettySteps([]explain.Step{{Status: "STOP", Name: "runtime", Detail: []string{"blocked x\x1b[2J"}}})
-	if want := "STOP  runtime     \"blocked x\\x1b[2J\"\n"; got != want {
+	got := explain.Pretty(map[string]any{"code": "runtime_denied"}, []explain.Step{{Status: "STOP", Name: "runtime", Detail: []string{"blocked x\x1b[2J"}}})
+	if want := "runtime_denied\n\nSTOP  runtime     \"blocked x\\x1b[2J\"\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
