@@ -108,7 +108,7 @@ func PreviewText(r *Row) (string, bool) {
 			words[i] = strings.ReplaceAll(token, "%", "%%")
 		}
 	}
-	if !slices.Contains(r.CLI, "--confirm") && !slices.Contains(r.CLI, "--apply") {
+	if !takesConfirm(r.CLI) {
 		words = append(words, "--confirm")
 	}
 	return strings.Join(append([]string{strings.Join(words, " ")}, names...), "\n"), true

@@ -56,10 +56,10 @@ func LoadCaseFile(path string) (*CaseFile, error) {
 	var errs source.Errors
 	errs.Merge(path, schema.Get("cases").Validate(path, root))
 	if n := root.Field("packs"); isStrings(n) {
-		cf.Packs = resolvePaths(path, n, "packs", isPackDir, &errs)
+		cf.Packs = resolvePaths(path, n, "packs", packDirProblem, &errs)
 	}
 	if n := root.Field("grants"); isStrings(n) {
-		cf.Grants = resolvePaths(path, n, "grants", isFile, &errs)
+		cf.Grants = resolvePaths(path, n, "grants", fileProblem, &errs)
 	}
 	if len(errs) == 0 {
 		cf.Cases = readCases(path, root.Field("cases"), &errs)
@@ -116,16 +116,16 @@ func resolvePaths(file string, list *source.Node, field string, exists func(stri
 	return out
 }
 
-// isPackDir says what keeps dir from being a pack folder, or "".
-func isPackDir(dir string) string {
+// packDirProblem says what keeps dir from being a pack folder, or "".
+func packDirProblem(dir string) string {
 	if info, err := os.Stat(filepath.Join(dir, "policy.json")); err != nil || info.IsDir() {
 		return fmt.Sprintf("no pack at %s (no policy.json there)", filepath.ToSlash(dir))
 	}
 	return ""
 }
 
-// isFile says what keeps path from being a readable file, or "".
-func isFile(path string) string {
+// fileProblem says what keeps path from being a readable file, or "".
+func fileProblem(path string) string {
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
