@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
@@ -97,33 +97,17 @@ func (mx *Matrix) fill(ctx context.Context, ev *hcprego.Evaluator, principals []
 // parallel runs do(0..n-1) on up to GOMAXPROCS goroutines and returns the
 // first error; after an error no new index starts.
 func parallel(ctx context.Context, n int, do func(i int) error) error {
-	var next atomic.Int64
-	var mu sync.Mutex
-	var errs []error
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := do(i); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-					next.Store(int64(n))
-					return
-				}
-			}
-		})
+	g, stop := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range n {
+		if stop.Err() != nil {
+			break
+		}
+		g.Go(func() error { return do(i) })
 	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return errs[0]
+	err := g.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("compute matrix: %w", ctx.Err())
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("compute matrix: %w", err)
-	}
-	return nil
+	return err
 }
