@@ -178,7 +178,7 @@ func (f *Found) visit(root string) fs.WalkDirFunc {
 		}
 		name := d.Name()
 		switch {
-		case IsCaseFile(name):
+		case isCaseFile(name):
 			f.CaseFiles = append(f.CaseFiles, path)
 		case strings.HasSuffix(name, "_test.rego"):
 			f.RegoTests = append(f.RegoTests, path)
@@ -194,8 +194,8 @@ func (f *Found) visit(root string) fs.WalkDirFunc {
 	}
 }
 
-// IsCaseFile reports whether a file name is a decision case file's.
-func IsCaseFile(name string) bool {
+// isCaseFile reports whether a file name is a decision case file's.
+func isCaseFile(name string) bool {
 	for _, ext := range []string{".cases.yaml", ".cases.yml", ".cases.json"} {
 		if strings.HasSuffix(name, ext) {
 			return true
@@ -219,5 +219,5 @@ func looksLikeGrantFile(path string) (bool, error) {
 		}
 		return false, nil
 	}
-	return IsGrantFile(root), nil
+	return isGrantFile(root), nil
 }

@@ -23,8 +23,8 @@ type Module struct {
 	Source []byte
 }
 
-// PackModulePath is where a pack's module goes in a bundle.
-func PackModulePath(id string) string { return "hcp/packs/" + id + "/pack.rego" }
+// packModulePath is where a pack's module goes in a bundle.
+func packModulePath(id string) string { return "hcp/packs/" + id + "/pack.rego" }
 
 // PackModule generates the hcp.packs.<id> module of one pack: its rows,
 // one string each so that OPA parses a thousand packs quickly, with the
@@ -43,13 +43,13 @@ func PackModule(p *Pack) (Module, error) {
 	writeRows(&b, "verbs", p.Verbs)
 	writeRows(&b, "stimuli", p.Stimuli)
 	writeTemplates(&b, p.Verbs)
-	return formatModule(PackModulePath(p.ID), b.String())
+	return formatModule(packModulePath(p.ID), b.String())
 }
 
-// RowText is the generated form of a row: its fields, then " | " and the
+// rowText is the generated form of a row: its fields, then " | " and the
 // cli template when it has one that splits back to itself on spaces, then,
 // for a gated command, its preview lines (PreviewText).
-func RowText(r *Row) string {
+func rowText(r *Row) string {
 	confirm := map[Gate]string{NoGate: "false", GateTrue: "true", GateAlways: "always"}[r.Gate]
 	text := fmt.Sprintf("%s %s %s %s %d", r.Operation, r.Land, confirm, r.Capability(), r.Line)
 	if stringTemplate(r.CLI) {
@@ -70,7 +70,7 @@ func writeRows(b *strings.Builder, name string, rows map[string]*Row) {
 	fmt.Fprintf(b, "%s := {\n", name)
 	for _, key := range slices.Sorted(maps.Keys(rows)) {
 		r := rows[key]
-		fmt.Fprintf(b, "\t# from %s:%d\n\t%s: %s,\n", commentText(r.File), r.Line, quote(key), quote(RowText(r)))
+		fmt.Fprintf(b, "\t# from %s:%d\n\t%s: %s,\n", commentText(r.File), r.Line, quote(key), quote(rowText(r)))
 	}
 	b.WriteString("}\n")
 }

@@ -4,10 +4,10 @@ import (
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
-// LoadGrants reads and validates one grant file and returns its grants,
+// loadGrants reads and validates one grant file and returns its grants,
 // numbered from 1 in the file (Load gives them their place in the run),
 // and the file's sha256.
-func LoadGrants(path string) ([]*Grant, string, error) {
+func loadGrants(path string) ([]*Grant, string, error) {
 	root, sum, err := readChecked(path, "grants")
 	if err != nil {
 		return nil, "", err
@@ -30,11 +30,11 @@ func LoadGrants(path string) ([]*Grant, string, error) {
 	return grants, sum, nil
 }
 
-// IsGrantFile reports whether a parsed JSON document is a grant file by
+// isGrantFile reports whether a parsed JSON document is a grant file by
 // shape: an object with a "grants" member. SPEC §5.1 says a grants array;
 // a "grants" member of another type makes a broken grant file, which
 // loading then reports, rather than a file silently passed over: a grant
 // set dropped by a typo can change decisions (default grants take over).
-func IsGrantFile(root *source.Node) bool {
+func isGrantFile(root *source.Node) bool {
 	return root.Field("grants") != nil
 }

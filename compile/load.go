@@ -43,7 +43,7 @@ func Load(packDirs, grantFiles []string) (*Model, error) {
 		m.Packs = append(m.Packs, p)
 	}
 	files := inParallel(grantFiles, func(file string) loaded[[]*Grant] {
-		grants, sum, err := LoadGrants(filepath.ToSlash(file))
+		grants, sum, err := loadGrants(filepath.ToSlash(file))
 		return loaded[[]*Grant]{grants, sum, err}
 	})
 	for i, r := range files {

@@ -99,9 +99,9 @@ func (r *Row) Capability() string {
 // Source is the row's provenance, "packs/ledger/policy.json:7".
 func (r *Row) Source() string { return fmt.Sprintf("%s:%d", r.File, r.Line) }
 
-// IsConnectKey reports whether a command key names a connect command by
+// isConnectKey reports whether a command key names a connect command by
 // itself: "connect" or anything ending in ".connect".
-func IsConnectKey(key string) bool {
+func isConnectKey(key string) bool {
 	return key == "connect" || strings.HasSuffix(key, ".connect")
 }
 

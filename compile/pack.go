@@ -94,7 +94,7 @@ func (p *Pack) readRows(k Kind) map[string]*Row {
 		}
 		if k == Verb {
 			cmd := p.commands[n.Key]
-			r.Connect = IsConnectKey(n.Key) || cmd.Field("connect").IsTrue()
+			r.Connect = isConnectKey(n.Key) || cmd.Field("connect").IsTrue()
 			if cli := cmd.Field("cli"); cli != nil {
 				r.CLI = cli.Strings()
 			}
