@@ -28,12 +28,12 @@ func Load(packDirs, grantFiles []string) (*Model, error) {
 		return loaded[*Pack]{p, "", err}
 	})
 	for i, r := range packs {
-		if r.err != nil {
-			errs.Merge(packDirs[i], r.err)
+		errs.Merge(packDirs[i], r.err)
+		p := r.value
+		if p == nil {
 			m.packsMissing = true
 			continue
 		}
-		p := r.value
 		if other, dup := m.byID[p.ID]; dup {
 			errs.Add(p.ManifestFile, p.manifest.Field("id").Pos, "pack id %q is also the id of %s", p.ID, other.ManifestFile)
 			m.packsMissing = true

@@ -28,7 +28,9 @@ func readChecked(path, schemaName string) (*source.Node, string, error) {
 }
 
 // LoadPack reads and validates the pack in dir. It reports every problem
-// of both files, not just the first.
+// of both files, not just the first. A manifest that repeats a trigger is
+// an error, but the pack is returned with it, so that Load's caller can
+// still lint the rest of the pack (see Load).
 func LoadPack(dir string) (*Pack, error) {
 	p := &Pack{
 		Dir:          filepath.ToSlash(dir),
@@ -48,12 +50,10 @@ func LoadPack(dir string) (*Pack, error) {
 	}
 	p.Digests[p.ManifestFile], p.Digests[p.PolicyFile] = manifestSum, policySum
 	p.ID = p.manifest.Field("id").Text
-	if err := p.readManifest(); err != nil {
-		return nil, err
-	}
+	err = p.readManifest()
 	p.Verbs = p.readRows(Verb)
 	p.Stimuli = p.readRows(Stimulus)
-	return p, nil
+	return p, err
 }
 
 // readManifest indexes the manifest's commands and trigger refs.
