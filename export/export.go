@@ -99,9 +99,6 @@ type File struct {
 // Export writes harness h's permission file for subject, a column of mx,
 // with tools on MCP server server. Triggers are named in a note.
 func Export(mx *matrix.Matrix, subject string, h Harness, server string) (*File, error) {
-	if err := CheckServer(server); err != nil {
-		return nil, err
-	}
 	tools, triggers, err := ToolsOf(mx, subject)
 	if err != nil {
 		return nil, err
