@@ -20,6 +20,15 @@ const (
 	Stimulus
 )
 
+// String is the kind's word: "verb" or "stimulus", as policy.json's
+// sections and the matrix name them.
+func (k Kind) String() string {
+	if k == Stimulus {
+		return "stimulus"
+	}
+	return "verb"
+}
+
 // Field is the decision input's field that names a row of the kind:
 // verb_key or stimulus. (Section is its policy.json member.)
 func (k Kind) Field() string {

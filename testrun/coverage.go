@@ -178,11 +178,7 @@ func (c *Coverage) Summary() string {
 
 // describeRow names a row for a reader: "ledger verb transfer".
 func describeRow(r *compile.Row) string {
-	kind := "verb"
-	if r.Kind == compile.Stimulus {
-		kind = "stimulus"
-	}
-	return fmt.Sprintf("%s %s %s", r.Pack, kind, r.Key)
+	return fmt.Sprintf("%s %s %s", r.Pack, r.Kind, r.Key)
 }
 
 // describeGate names a row's gate: `confirm: true` or `confirm: "always"`.

@@ -89,7 +89,7 @@ func (c *Coverage) json() *JSONCoverage {
 	reached, total := c.Units()
 	out := &JSONCoverage{Percent: c.Percent(), Reached: reached, Total: total, Rows: []JSONRow{}, Grants: []JSONGrant{}}
 	for _, rc := range c.Rows {
-		row := JSONRow{PackID: rc.Row.Pack, Kind: rc.Row.Kind.Field(), Key: rc.Row.Key, Source: rc.Row.Source(),
+		row := JSONRow{PackID: rc.Row.Pack, Kind: rc.Row.Kind.String(), Key: rc.Row.Key, Source: rc.Row.Source(),
 			Confirm: rc.Row.Gate.JSON(), Reached: rc.Reached(), Outcomes: append([]string{}, rc.Outcomes...)}
 		if rc.Gated() {
 			gate := rc.GateReached()

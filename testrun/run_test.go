@@ -183,7 +183,13 @@ func TestJSONParsesBack(t *testing.T) {
 		t.Errorf("failing test %+v", failing)
 	}
 	if doc.Coverage == nil || doc.Coverage.Reached != 1 || doc.Coverage.Total != 4 || len(doc.Coverage.Rows) != 3 {
-		t.Errorf("coverage %+v", doc.Coverage)
+		t.Fatalf("coverage %+v", doc.Coverage)
+	}
+	// A row's kind is the matrix's word for it: verb or stimulus.
+	for _, r := range doc.Coverage.Rows {
+		if r.Kind != "verb" && r.Kind != "stimulus" {
+			t.Errorf("row %s/%s: kind %q, want verb or stimulus", r.PackID, r.Key, r.Kind)
+		}
 	}
 }
 
