@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -145,7 +146,7 @@ func checkErrors(t *testing.T, err error, files map[string][]byte) {
 		if e.Pos == (source.Pos{}) {
 			continue
 		}
-		lines := strings.Split(string(data), "\n")
+		lines := treetest.Lines(string(data))
 		if e.Pos.Line < 1 || e.Pos.Line > len(lines) || e.Pos.Col < 1 || e.Pos.Col > utf8.RuneCountInString(lines[e.Pos.Line-1])+1 {
 			t.Fatalf("error at %d:%d, outside the file: %v", e.Pos.Line, e.Pos.Col, e)
 		}
@@ -163,7 +164,7 @@ func checkRows(t *testing.T, p *compile.Pack, files map[string][]byte) {
 	if !packID.MatchString(p.ID) {
 		t.Fatalf("pack id %q", p.ID)
 	}
-	policyLines := strings.Count(string(files[p.PolicyFile]), "\n") + 1
+	policyLines := len(treetest.Lines(string(files[p.PolicyFile])))
 	for path, data := range files {
 		sum := sha256.Sum256(data)
 		if p.Digests[path] != hex.EncodeToString(sum[:]) {
@@ -197,7 +198,7 @@ var subject = regexp.MustCompile(`^(principal:.+|role:.+|default)$`)
 // checkGrants holds loaded grants to what the schema promises.
 func checkGrants(t *testing.T, m *compile.Model, path string, data []byte) {
 	t.Helper()
-	lines := strings.Count(string(data), "\n") + 1
+	lines := len(treetest.Lines(string(data)))
 	caps := []string{compile.CapRead, compile.CapWrite, compile.CapConnect, compile.CapSense}
 	for i, g := range m.Grants {
 		switch {

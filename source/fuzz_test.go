@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
 
 // FuzzParseJSON checks that no input makes the reader panic, and that every
@@ -24,7 +25,7 @@ func FuzzParseJSON(f *testing.F) {
 	f.Add([]byte(`{"a": [1, {"b": "\u00e9\n"}], "a": null}`))
 	f.Add([]byte("{\"\xff\": 1}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		lines := strings.Count(string(data), "\n") + 1
+		lines := len(treetest.Lines(string(data)))
 		quickAgrees(t, data)
 		root, err := ParseJSON("f.json", data)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -77,7 +78,7 @@ func checkCaseErrors(t *testing.T, err error, path, dir string, data []byte) {
 	default:
 		t.Fatalf("error of type %T, not a source error: %v", err, err)
 	}
-	lines := strings.Split(string(data), "\n")
+	lines := treetest.Lines(string(data))
 	for _, e := range list {
 		switch {
 		case e.File == dir && e.Pos == (source.Pos{}):
@@ -100,7 +101,7 @@ func checkReport(t *testing.T, r *Report, path string, data []byte) {
 	if len(r.Results) != len(cf.Cases) || r.Count(Pass)+r.Count(Fail) != len(cf.Cases) {
 		t.Fatalf("%d results (%d passed, %d failed) for %d cases", len(r.Results), r.Count(Pass), r.Count(Fail), len(cf.Cases))
 	}
-	lines := strings.Count(string(data), "\n") + 1
+	lines := len(treetest.Lines(string(data)))
 	for _, res := range r.Results {
 		if res.File != path || res.Pos.Line < 1 || res.Pos.Line > lines {
 			t.Fatalf("result %q at %s:%d, not in the case file of %d lines", res.Name, res.File, res.Pos.Line, lines)
