@@ -118,7 +118,7 @@ func refused(path string, err error) error {
 	errs.Merge("", hcprego.PositionedErrors("", err))
 	var out source.Errors
 	for _, e := range errs {
-		e.File = strings.TrimPrefix(e.File, "/")
+		e.File = source.Printable(strings.TrimPrefix(e.File, "/"))
 		out.Add(path, source.Pos{}, "bundle refused: %s", e.Error())
 	}
 	return out.Err()

@@ -10,17 +10,18 @@ import (
 // Lint checks every pack for the coverage and consistency rules of SPEC
 // §2.2 and every grant for the checks of §2.3. It returns every finding,
 // sorted, each at the key or value to change; nil when there is none. On
-// the partial model of a failed Load it checks grants only when every
-// pack was read.
+// the partial model of a failed Load it checks the packs that grants name
+// only when every pack was read (see MarkPacksMissing).
 func Lint(m *Model) error {
 	var errs source.Errors
-	for _, p := range m.Packs {
+	for _, p := range append(m.Packs, m.dropped...) {
 		p.lintCoverage(&errs)
 		p.lintRows(&errs)
 	}
-	if !m.packsMissing {
-		for _, g := range m.Grants {
-			g.lint(m, &errs)
+	for _, g := range m.Grants {
+		g.lintScope(&errs)
+		if !m.packsMissing {
+			g.lintTarget(m, &errs)
 		}
 	}
 	return errs.Err()
@@ -86,9 +87,9 @@ func takesConfirm(cli []string) bool {
 	return slices.Contains(cli, "--confirm") || slices.Contains(cli, "--apply")
 }
 
-// lint checks that a grant names packs, verbs and triggers that exist, and
-// capabilities that fit its scope.
-func (g *Grant) lint(m *Model, errs *source.Errors) {
+// lintTarget checks that a grant names a pack, verb or trigger that
+// exists.
+func (g *Grant) lintTarget(m *Model, errs *source.Errors) {
 	p := m.Pack(g.PackID)
 	switch {
 	case p == nil:
@@ -98,6 +99,10 @@ func (g *Grant) lint(m *Model, errs *source.Errors) {
 	case g.Stimulus != "" && p.Stimuli[g.Stimulus] == nil:
 		errs.Add(g.File, g.node.Field("stimulus").Pos, "grant %d: stimulus %q not in policy for pack %q", g.N, g.Stimulus, g.PackID)
 	}
+}
+
+// lintScope checks that a grant's capabilities fit its scope.
+func (g *Grant) lintScope(errs *source.Errors) {
 	for i, c := range g.Capabilities {
 		pos := g.node.Field("capabilities").Items[i].Pos
 		switch {

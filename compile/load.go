@@ -37,6 +37,7 @@ func Load(packDirs, grantFiles []string) (*Model, error) {
 		if other, dup := m.byID[p.ID]; dup {
 			errs.Add(p.ManifestFile, p.manifest.Field("id").Pos, "pack id %q is also the id of %s", p.ID, other.ManifestFile)
 			m.packsMissing = true
+			m.dropped = append(m.dropped, p)
 			continue
 		}
 		m.byID[p.ID] = p
@@ -101,7 +102,7 @@ func Open(packArgs, grantFiles []string) (*Model, error) {
 	if dirErr == nil {
 		return m, err
 	}
-	m.packsMissing = true
+	m.MarkPacksMissing()
 	var errs source.Errors
 	errs.Merge("", dirErr)
 	errs.Merge("", err)

@@ -181,7 +181,16 @@ type Model struct {
 	// pack could not be read: grants can then not be checked against the
 	// packs, since the one a grant names may be the one missing.
 	packsMissing bool
+	// dropped are the packs read but left out of the model because their
+	// id is another pack's: linted, never compiled.
+	dropped []*Pack
 }
+
+// MarkPacksMissing tells Lint that packs the run meant to read are not in
+// m (a folder discovery could not walk, a case file whose packs were not
+// read), so that grants are not checked against the packs m holds: the
+// pack a grant names may be one of those missing.
+func (m *Model) MarkPacksMissing() { m.packsMissing = true }
 
 // Pack returns the pack with the given id, or nil.
 func (m *Model) Pack(id string) *Pack { return m.byID[id] }

@@ -2,6 +2,7 @@ package rego
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -63,6 +64,12 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 		o(&opts)
 	}
 	prepared, err := oparego.New(opts...).PrepareForEval(ctx)
+	var compileErrs ast.Errors
+	if errors.As(err, &compileErrs) {
+		// A module that does not type-check (a runtime's rule, or a
+		// bundle's): named at its file, line and column.
+		return nil, PositionedErrors("", compileErrs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("prepare decision query: %w", err)
 	}

@@ -92,18 +92,25 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 	r := &run{found: found, evals: newEvaluators()}
 	var errs source.Errors
 	errs.Merge("", discoverErr)
+	// A folder discovery could not walk, or a case file not read, may hold
+	// or name the packs that a grant is about.
+	packsMissing := discoverErr != nil
 	for _, path := range found.CaseFiles {
 		cf, err := LoadCaseFile(path)
 		errs.Merge(path, err)
 		if err == nil {
 			r.caseFiles = append(r.caseFiles, cf)
 		}
+		packsMissing = packsMissing || err != nil
 	}
 	tests, err := parseRegoTests(found.RegoTests)
 	errs.Merge("", err)
 	r.regoTests = tests
 	packs, grants := r.allInputs()
 	r.model, err = compile.Load(packs, grants)
+	if packsMissing && r.model != nil {
+		r.model.MarkPacksMissing()
+	}
 	errs.Merge("", compile.LintLoaded(r.lintView(), err))
 	if len(errs) > 0 {
 		return nil, errs.Err()

@@ -126,3 +126,21 @@ func TestBundleModuleErrorPositioned(t *testing.T) {
 		}
 	}
 }
+
+// TestBundleModuleNamePrintable checks that a module name of a refused
+// bundle that holds a control character is quoted, so that the error
+// cannot send terminal escapes.
+func TestBundleModuleNamePrintable(t *testing.T) {
+	dir, _ := fixture(t, nil)
+	bundle := tarball(t, dir, func(w io.Writer) {
+		src := "package hcp.authz\n\nx := \n"
+		tw := tar.NewWriter(w)
+		tw.WriteHeader(&tar.Header{Name: "/hcp/authz/x\x1b[31m.rego", Mode: 0o644, Size: int64(len(src))})
+		tw.Write([]byte(src))
+		tw.Close()
+	})
+	o := runInProcess(t, 0, "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
+	if o.code != exitBadInput || strings.Contains(o.stderr, "\x1b") || !strings.Contains(o.stderr, `\x1b[31m.rego`) {
+		t.Errorf("exit %d, stderr %q; want exit 2 and the module name quoted", o.code, o.stderr)
+	}
+}

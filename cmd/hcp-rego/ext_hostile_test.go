@@ -24,6 +24,7 @@ func TestHostileExt(t *testing.T) {
 		{name: "not rego", file: "ext.txt", rego: "package hcp.ext\n\ndeny contains \"no\"\n", want: `^@: not a \.rego file: --ext takes the runtime's Rego rules\n$`},
 		{name: "outside hcp.ext", rego: "package hcp.authz\n\ndecision := {\"allow\": true}\n", want: `^@:1:1: package hcp.authz is outside hcp.ext, the runtime's root\n$`},
 		{name: "syntax error", rego: "package hcp.ext\n\ndeny contains x if { 1 @ }\n", want: `^@:3:\d+: .*illegal token\n$`},
+		{name: "type error", rego: "package hcp.ext\n\ndeny contains x if {\n\tx := nofn(1)\n}\n", want: `^@:4:\d+: undefined function nofn\n$`},
 		{name: "a 20 MB line", rego: "package hcp.ext\n\ndeny := 1" + strings.Repeat(" ", 20<<20) + "@\n", want: `^@:3:\d+: .*\n$`},
 	}
 	for _, c := range cases {

@@ -193,9 +193,14 @@ func runMatrixDiff(ctx context.Context, s streams, o matrixOptions) error {
 	if err := o.checkCommon(); err != nil {
 		return badInput(err)
 	}
-	before, errBefore := loadTree(o.packs[0])
-	after, errAfter := loadTree(o.packs[1])
-	if err := errors.Join(errBefore, errAfter); err != nil {
+	// Both versions' problems, sorted together, each once (a file both
+	// folders hold is read twice).
+	var errs source.Errors
+	before, err := loadTree(o.packs[0])
+	errs.Merge("", err)
+	after, err := loadTree(o.packs[1])
+	errs.Merge("", err)
+	if err := errs.Err(); err != nil {
 		return badInput(err)
 	}
 	d, err := matrix.Compare(ctx, before, after, matrix.Options{Mode: o.mode, Tenant: o.tenant})
@@ -226,9 +231,12 @@ func loadTree(dir string) (*compile.Model, error) {
 	// Every problem under dir is reported at once: a broken file that
 	// discovery meets, and what loading and linting the rest find.
 	var errs source.Errors
-	found, err := compile.Discover([]string{dir})
-	errs.Merge(dir, err)
+	found, discoverErr := compile.Discover([]string{dir})
+	errs.Merge(dir, discoverErr)
 	m, err := compile.Load(found.Packs, found.GrantFiles)
+	if discoverErr != nil && m != nil {
+		m.MarkPacksMissing() // the folder discovery could not walk may hold them
+	}
 	errs.Merge(dir, compile.LintLoaded(m, err))
 	if len(errs) > 0 {
 		return nil, errs.Err()
