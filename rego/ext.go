@@ -2,7 +2,7 @@ package rego
 
 import (
 	"fmt"
-	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -18,51 +18,110 @@ import (
 //
 // What ReadExt would otherwise pass over is refused, since a runtime's
 // deny rules that are silently not loaded make decisions wider: a file
-// that is not .rego, a folder with no module, and a data file (a runtime
-// bundle's data.json), which it does not read.
+// that is not .rego, a folder with no module, a data file (a runtime
+// bundle's data.json), which it does not read, and a link to nothing.
+// Links are followed, and a module reached twice (through a link, as in a
+// Kubernetes ConfigMap mount) is read once. Files and folders whose names
+// start with "." or "_" are skipped, as discovery skips them.
 func ReadExt(paths []string) ([]Option, error) {
-	var opts []Option
-	var errs source.Errors
+	w := extWalk{seen: map[string]bool{}}
 	for _, root := range paths {
-		before := len(errs)
-		found, err := readExtRoot(root, &errs)
-		opts = append(opts, found...)
-		if err != nil {
-			errs.Add(root, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
-		} else if len(found) == 0 && len(errs) == before {
-			errs.Add(root, source.Pos{}, "no .rego module here or below: --ext takes the runtime's Rego rules")
+		before := w.found + len(w.errs)
+		if err := w.root(root); err != nil {
+			w.errs.Add(root, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
+		} else if w.found+len(w.errs) == before {
+			w.errs.Add(root, source.Pos{}, "no .rego module here or below: --ext takes the runtime's Rego rules")
 		}
 	}
-	return opts, errs.Err()
+	return w.opts, w.errs.Err()
 }
 
-// readExtRoot reads the modules of one --ext argument, adding the
-// problems of its files to errs.
-func readExtRoot(root string, errs *source.Errors) ([]Option, error) {
-	var opts []Option
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir():
-			return nil
-		case isDataFile(d.Name()):
-			errs.Add(path, source.Pos{}, "a data file is not read: --ext takes the runtime's Rego rules (package hcp.ext)")
-			return nil
-		case !strings.HasSuffix(path, ".rego"):
-			if path == root {
-				errs.Add(path, source.Pos{}, "not a .rego file: --ext takes the runtime's Rego rules")
-			}
-			return nil
-		}
-		opt, err := readExtModule(path)
-		errs.Merge(path, err)
-		if opt != nil {
-			opts = append(opts, opt)
-		}
+// extWalk gathers the modules of --ext arguments and their problems.
+type extWalk struct {
+	opts  []Option
+	errs  source.Errors
+	seen  map[string]bool // real paths of the folders and modules read
+	found int             // modules met, read or met before
+}
+
+// root reads one --ext argument: a .rego file, or a folder.
+func (w *extWalk) root(root string) error {
+	info, err := os.Stat(root)
+	switch {
+	case err != nil:
+		return err
+	case info.IsDir():
+		return w.dir(root)
+	case isDataFile(filepath.Base(root)):
+		w.errs.Add(root, source.Pos{}, "a data file is not read: --ext takes the runtime's Rego rules (package hcp.ext)")
+	case !strings.HasSuffix(root, ".rego"):
+		w.errs.Add(root, source.Pos{}, "not a .rego file: --ext takes the runtime's Rego rules")
+	default:
+		w.module(root)
+	}
+	return nil
+}
+
+// dir reads the modules in dir and below, following links.
+func (w *extWalk) dir(dir string) error {
+	if w.once(dir) {
+		w.found++ // its modules were met before (or it was reported)
 		return nil
-	})
-	return opts, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if name := e.Name(); !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") {
+			w.entry(filepath.Join(dir, name))
+		}
+	}
+	return nil
+}
+
+// entry reads one file or folder found in a folder.
+func (w *extWalk) entry(path string) {
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		w.errs.Add(path, source.Pos{}, "%s", source.Describe(err, "a link to nothing"))
+	case info.IsDir():
+		if err := w.dir(path); err != nil {
+			w.errs.Add(path, source.Pos{}, "%s", source.Describe(err, "no such folder"))
+		}
+	case isDataFile(info.Name()):
+		w.errs.Add(path, source.Pos{}, "a data file is not read: --ext takes the runtime's Rego rules (package hcp.ext)")
+	case strings.HasSuffix(path, ".rego"):
+		w.module(path)
+	}
+}
+
+// module reads one module, once however many links lead to it.
+func (w *extWalk) module(path string) {
+	w.found++
+	if w.once(path) {
+		return
+	}
+	opt, err := readExtModule(path)
+	w.errs.Merge(path, err)
+	if opt != nil {
+		w.opts = append(w.opts, opt)
+	}
+}
+
+// once reports whether the file or folder at path was met before, by its
+// real path, and marks it met.
+func (w *extWalk) once(path string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = path
+	}
+	if w.seen[real] {
+		return true
+	}
+	w.seen[real] = true
+	return false
 }
 
 // isDataFile reports whether name is one that OPA reads as a bundle's data.

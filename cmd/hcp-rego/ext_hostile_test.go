@@ -78,3 +78,71 @@ func TestExtFoldersRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestExtLinksFollowed checks that --ext follows links, so that no rule
+// behind one is silently left out, and reads a module that two links
+// lead to once (a Kubernetes ConfigMap mount: the files are links into a
+// hidden, timestamped folder, which a second link also names).
+func TestExtLinksFollowed(t *testing.T) {
+	const deny = "package hcp.ext\n\ndefault blocked := true\n\ndeny contains \"blocked\" if blocked\n"
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string) []string // returns the --ext paths
+		want  string                                  // the decision's code, or a regular expression for stderr
+	}{
+		{"a link to a folder", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"real/deny.rego": deny})
+			return []string{link(t, "real", dir, "ext")}
+		}, "runtime_denied"},
+		{"a linked folder inside", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"real/deny.rego": deny, "ext/other.rego": "package hcp.ext.other\n"})
+			link(t, "../real", dir, "ext/sub")
+			return []string{filepath.Join(dir, "ext")}
+		}, "runtime_denied"},
+		{"a ConfigMap mount", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"cm/..2026_11_30/deny.rego": deny})
+			link(t, "..2026_11_30", dir, "cm/..data")
+			link(t, "..data/deny.rego", dir, "cm/deny.rego")
+			return []string{filepath.Join(dir, "cm")}
+		}, "runtime_denied"},
+		{"one folder given twice", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"ext/deny.rego": deny})
+			return []string{filepath.Join(dir, "ext"), filepath.Join(dir, "ext")}
+		}, "runtime_denied"},
+		{"a link to nothing", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"ext/other.rego": "package hcp.ext.other\n"})
+			link(t, "gone.rego", dir, "ext/deny.rego")
+			return []string{filepath.Join(dir, "ext")}
+		}, `^.*/ext/deny\.rego: a link to nothing\n$`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir, _ := fixture(t, nil)
+			args := []string{"eval", filepath.Join(dir, "pack"), "--grants", filepath.Join(dir, "grants.json"), "--input", filepath.Join(dir, "input.json")}
+			for _, ext := range c.setup(t, dir) {
+				args = append(args, "--ext", ext)
+			}
+			o := runInProcess(t, 0, args...)
+			if strings.HasPrefix(c.want, "^") {
+				if o.code != exitBadInput || !regexp.MustCompile(c.want).MatchString(o.stderr) {
+					t.Errorf("exit %d, stderr %q; want exit 2 and %s", o.code, o.stderr, c.want)
+				}
+				return
+			}
+			if o.code != exitOK || !strings.Contains(o.stdout, `"code": "`+c.want+`"`) {
+				t.Errorf("exit %d, stdout %.300q, stderr %q; want a decision %s", o.code, o.stdout, o.stderr, c.want)
+			}
+		})
+	}
+}
+
+// link makes a symbolic link at dir/name pointing to target and returns
+// its path.
+func link(t *testing.T, target, dir, name string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
