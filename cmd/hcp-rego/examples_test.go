@@ -4,42 +4,65 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // exampleTrees are the testdata folders that the help examples name.
 var exampleTrees = []string{"packs", "grants", "cases", "inputs", "keys", "ext", "seed004"}
 
+// exampleNeeds names the command whose example makes the files another's
+// example reads: eval's verifies the bundle that build's signs.
+var exampleNeeds = map[string]string{"eval": "build"}
+
 // TestHelpExamplesRun runs every command's --help example, as a shell
 // script, in a folder that holds the repository's example testdata: an
-// example that does not work as written is a defect. opa and git, which
-// the examples also call, are stubbed (git worktree copies the folder).
+// example that does not work as written is a defect. opa is the pinned
+// OPA (go tool opa), but for "opa run", which would start a server; git is
+// stubbed (git worktree copies the folder).
 func TestHelpExamplesRun(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash here")
 	}
+	opa, err := exec.Command("go", "tool", "-n", "opa").Output()
+	if err != nil {
+		t.Fatalf("go tool -n opa: %v", err)
+	}
+	stubs := "set -e -o pipefail\n" +
+		`opa() { if [ "$1" = run ]; then :; else "$OPA" "$@"; fi; }` + "\n" +
+		`git() { if [ "$1" = worktree ]; then cp -R . "$3"; else echo 0123456789abcdef; fi; }` + "\n"
+	root := newRootCommand(streams{})
+	example := func(name string) string {
+		cmd, _, err := root.Find([]string{name})
+		if err != nil || cmd.Example == "" {
+			t.Fatalf("command %s: no example (%v)", name, err)
+		}
+		return cmd.Example + "\n"
+	}
+	for _, name := range []string{"lint", "compile", "build", "eval", "test", "matrix", "export", "schema", "version"} {
+		t.Run(name, func(t *testing.T) {
+			script := stubs
+			if need, ok := exampleNeeds[name]; ok {
+				script += example(need)
+			}
+			sh := exec.Command("bash", "-c", script+example(name))
+			sh.Dir = exampleFolder(t)
+			sh.Env = append(os.Environ(), "OPA="+strings.TrimSpace(string(opa)))
+			if out, err := sh.CombinedOutput(); err != nil {
+				t.Errorf("the example of hcp-rego %s fails: %v\n%s\n%s", name, err, example(name), out)
+			}
+		})
+	}
+}
+
+// exampleFolder is a fresh folder holding the example testdata.
+func exampleFolder(t *testing.T) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "work")
 	for _, tree := range exampleTrees {
 		if err := os.CopyFS(filepath.Join(dir, "testdata", tree), os.DirFS(filepath.Join("../../testdata", tree))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	const stubs = "set -e -o pipefail\n" +
-		"opa() { :; }\n" +
-		`git() { if [ "$1" = worktree ]; then cp -R . "$3"; else echo 0123456789abcdef; fi; }` + "\n"
-	root := newRootCommand(streams{})
-	for _, name := range []string{"lint", "compile", "build", "eval", "test", "matrix", "export", "schema", "version"} {
-		cmd, _, err := root.Find([]string{name})
-		if err != nil || cmd.Example == "" {
-			t.Fatalf("command %s: no example (%v)", name, err)
-		}
-		t.Run(name, func(t *testing.T) {
-			sh := exec.Command("bash", "-c", stubs+cmd.Example)
-			sh.Dir = dir
-			out, err := sh.CombinedOutput()
-			if err != nil {
-				t.Errorf("the example of hcp-rego %s fails: %v\n%s\n%s", name, err, cmd.Example, out)
-			}
-		})
-	}
+	return dir
 }
