@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
 
 func TestYAMLPositions(t *testing.T) {
@@ -174,7 +176,7 @@ func FuzzParseYAML(f *testing.F) {
 	f.Add([]byte("- {x: 1, x: 2}\n- !!binary aGk=\n- .inf\n"))
 	f.Add([]byte("? [a]\n: *missing\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		lines := strings.Count(string(data), "\n") + 1
+		lines := len(treetest.Lines(string(data)))
 		root, err := ParseYAML("f.yaml", data)
 		if err != nil {
 			for _, e := range err.(Errors) {
