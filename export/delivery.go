@@ -18,21 +18,41 @@ import (
 // turns any other character into _ when it names an MCP tool.
 var claudeToolChars = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
-// claudeNames notes the tools whose rules Claude Code may not match.
+// claudeMaxName is the length of the longest tool name the Anthropic API
+// takes, mcp__<server>__<tool> whole.
+const claudeMaxName = 64
+
+// claudeNames notes the tools whose rules Claude Code may not match: names
+// with characters it rewrites, and names longer than the API takes.
 func claudeNames(server string, tools []Tool) []Note {
-	var odd []string
+	var odd, long []string
 	for _, t := range tools {
 		if !claudeToolChars.MatchString(t.Name) {
 			odd = append(odd, t.Name)
 		}
+		if len(ClaudeRule(server, t.Name)) > claudeMaxName {
+			long = append(long, t.Name)
+		}
 	}
-	if len(odd) == 0 {
-		return nil
+	var notes []Note
+	if len(odd) > 0 {
+		notes = append(notes, claudeCharsNote(server, odd))
 	}
-	return []Note{{Harness: ClaudeCode, Text: fmt.Sprintf(
+	if len(long) > 0 {
+		notes = append(notes, Note{Harness: ClaudeCode, Text: fmt.Sprintf(
+			"mcp__%s__<tool> is longer than the %d characters the Anthropic API takes for a tool name, so Claude Code may not offer these tools under that name and these rules may match no tool: %s",
+			server, claudeMaxName, strings.Join(long, ", "))})
+	}
+	return notes
+}
+
+// claudeCharsNote is the note on tools whose names hold characters that
+// Claude Code turns into _.
+func claudeCharsNote(server string, odd []string) Note {
+	return Note{Harness: ClaudeCode, Text: fmt.Sprintf(
 		"written as seed 004 writes them (%s), but Claude Code turns characters other than letters, digits, _ and - into _ when it names an MCP tool (%s), "+
 			"so these rules may match no tool and the session's mode decides: check them with /doctor before relying on them: %s",
-		ClaudeRule(server, odd[0]), ClaudeRule(server, strings.Map(claudeChar, odd[0])), strings.Join(odd, ", "))}}
+		ClaudeRule(server, odd[0]), ClaudeRule(server, strings.Map(claudeChar, odd[0])), strings.Join(odd, ", "))}
 }
 
 func claudeChar(r rune) rune {
