@@ -137,6 +137,10 @@ type Found struct {
 	GrantFiles []string
 	CaseFiles  []string
 	RegoTests  []string
+	// Incomplete is set when a PATH or a folder below it could not be
+	// walked, so that packs may be missing (see Model.MarkPacksMissing).
+	// A broken file is not a folder left unwalked.
+	Incomplete bool
 
 	errs source.Errors
 }
@@ -151,9 +155,13 @@ func Discover(roots []string) (*Found, error) {
 	for _, root := range roots {
 		if _, err := os.Stat(root); err != nil {
 			errs.Add(root, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
+			f.Incomplete = true
 			continue
 		}
-		errs.Merge(root, filepath.WalkDir(root, f.visit(root)))
+		if err := filepath.WalkDir(root, f.visit(root)); err != nil {
+			errs.Merge(root, err)
+			f.Incomplete = true
+		}
 	}
 	errs = append(errs, f.errs...)
 	for _, list := range []*[]string{&f.Packs, &f.GrantFiles, &f.CaseFiles, &f.RegoTests} {

@@ -14,7 +14,7 @@ import (
 // only when every pack was read (see MarkPacksMissing).
 func Lint(m *Model) error {
 	var errs source.Errors
-	for _, p := range append(m.Packs, m.dropped...) {
+	for _, p := range slices.Concat(m.Packs, m.dropped) {
 		p.lintCoverage(&errs)
 		p.lintRows(&errs)
 	}

@@ -23,7 +23,8 @@ var claudeToolChars = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 const claudeMaxName = 64
 
 // claudeNames notes the tools whose rules Claude Code may not match: names
-// with characters it rewrites, and names longer than the API takes.
+// with characters it rewrites, and names longer than the API takes. The
+// tools here are MCP tool names (see nameable), so a byte is a character.
 func claudeNames(server string, tools []Tool) []Note {
 	var odd, long []string
 	for _, t := range tools {

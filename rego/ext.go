@@ -24,7 +24,7 @@ import (
 // Kubernetes ConfigMap mount) is read once. Files and folders whose names
 // start with "." or "_" are skipped, as discovery skips them.
 func ReadExt(paths []string) ([]Option, error) {
-	w := extWalk{seen: map[string]bool{}}
+	var w extWalk
 	for _, root := range paths {
 		before := w.found + len(w.errs)
 		if err := w.root(root); err != nil {
@@ -40,8 +40,15 @@ func ReadExt(paths []string) ([]Option, error) {
 type extWalk struct {
 	opts  []Option
 	errs  source.Errors
-	seen  map[string]bool // real paths of the folders and modules read
-	found int             // modules met, read or met before
+	seen  []*extSeen // the folders and modules met, by identity
+	found int        // modules met, read now or before
+}
+
+// extSeen is a file or folder met, and for a folder the modules met below
+// it (so that meeting it again, under another name, counts them again).
+type extSeen struct {
+	info    os.FileInfo
+	modules int
 }
 
 // root reads one --ext argument: a .rego file, or a folder.
@@ -51,32 +58,37 @@ func (w *extWalk) root(root string) error {
 	case err != nil:
 		return err
 	case info.IsDir():
-		return w.dir(root)
+		return w.dir(root, info)
 	case isDataFile(filepath.Base(root)):
 		w.errs.Add(root, source.Pos{}, "a data file is not read: --ext takes the runtime's Rego rules (package hcp.ext)")
 	case !strings.HasSuffix(root, ".rego"):
 		w.errs.Add(root, source.Pos{}, "not a .rego file: --ext takes the runtime's Rego rules")
 	default:
-		w.module(root)
+		w.module(root, info)
 	}
 	return nil
 }
 
-// dir reads the modules in dir and below, following links.
-func (w *extWalk) dir(dir string) error {
-	if w.once(dir) {
-		w.found++ // its modules were met before (or it was reported)
+// dir reads the modules in dir and below, following links; a folder met
+// before (a link back up, the same folder given twice) is not read again.
+func (w *extWalk) dir(dir string, info os.FileInfo) error {
+	if s := w.met(info); s != nil {
+		w.found += s.modules
 		return nil
 	}
+	s := &extSeen{info: info}
+	w.seen = append(w.seen, s)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
+	before := w.found
 	for _, e := range entries {
 		if name := e.Name(); !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") {
 			w.entry(filepath.Join(dir, name))
 		}
 	}
+	s.modules = w.found - before
 	return nil
 }
 
@@ -87,22 +99,23 @@ func (w *extWalk) entry(path string) {
 	case err != nil:
 		w.errs.Add(path, source.Pos{}, "%s", source.Describe(err, "a link to nothing"))
 	case info.IsDir():
-		if err := w.dir(path); err != nil {
+		if err := w.dir(path, info); err != nil {
 			w.errs.Add(path, source.Pos{}, "%s", source.Describe(err, "no such folder"))
 		}
 	case isDataFile(info.Name()):
 		w.errs.Add(path, source.Pos{}, "a data file is not read: --ext takes the runtime's Rego rules (package hcp.ext)")
 	case strings.HasSuffix(path, ".rego"):
-		w.module(path)
+		w.module(path, info)
 	}
 }
 
 // module reads one module, once however many links lead to it.
-func (w *extWalk) module(path string) {
+func (w *extWalk) module(path string, info os.FileInfo) {
 	w.found++
-	if w.once(path) {
+	if w.met(info) != nil {
 		return
 	}
+	w.seen = append(w.seen, &extSeen{info: info})
 	opt, err := readExtModule(path)
 	w.errs.Merge(path, err)
 	if opt != nil {
@@ -110,18 +123,15 @@ func (w *extWalk) module(path string) {
 	}
 }
 
-// once reports whether the file or folder at path was met before, by its
-// real path, and marks it met.
-func (w *extWalk) once(path string) bool {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		real = path
+// met returns the file or folder met before that info is (os.SameFile:
+// the same device and inode, whatever the path), or nil.
+func (w *extWalk) met(info os.FileInfo) *extSeen {
+	for _, s := range w.seen {
+		if os.SameFile(s.info, info) {
+			return s
+		}
 	}
-	if w.seen[real] {
-		return true
-	}
-	w.seen[real] = true
-	return false
+	return nil
 }
 
 // isDataFile reports whether name is one that OPA reads as a bundle's data.

@@ -22,6 +22,10 @@ type CaseFile struct {
 	// every grant file the run found, and an empty list means none.
 	Grants []string
 	Cases  []*Case
+
+	// packsKnown is false when the file names packs that could not all
+	// be read (a path that is no pack, a list that is no list of paths).
+	packsKnown bool
 }
 
 // Case is one decision case: an input and the subset of the decision
@@ -55,8 +59,11 @@ func LoadCaseFile(path string) (*CaseFile, error) {
 	cf := &CaseFile{Path: path}
 	var errs source.Errors
 	errs.Merge(path, schema.Get("cases").Validate(path, root))
+	cf.packsKnown = root.Field("packs") == nil
 	if n := root.Field("packs"); isStrings(n) {
+		before := len(errs)
 		cf.Packs = resolvePaths(path, n, "packs", packDirProblem, &errs)
+		cf.packsKnown = len(errs) == before
 	}
 	if n := root.Field("grants"); isStrings(n) {
 		cf.Grants = resolvePaths(path, n, "grants", fileProblem, &errs)

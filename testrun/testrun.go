@@ -77,6 +77,9 @@ func noTests(paths []string) error {
 type run struct {
 	found     *compile.Found
 	caseFiles []*CaseFile
+	// unrun are the case files that failed to load but whose packs and
+	// grant files are known: those are still read and linted.
+	unrun     []*CaseFile
 	model     *compile.Model // every pack and grant file found or named
 	regoTests map[string]*ast.Module
 	evals     *evaluators
@@ -92,16 +95,20 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 	r := &run{found: found, evals: newEvaluators()}
 	var errs source.Errors
 	errs.Merge("", discoverErr)
-	// A folder discovery could not walk, or a case file not read, may hold
-	// or name the packs that a grant is about.
-	packsMissing := discoverErr != nil
+	// A folder discovery could not walk, or a case file whose packs are
+	// not known, may hold or name the packs that a grant is about.
+	packsMissing := found.Incomplete
 	for _, path := range found.CaseFiles {
 		cf, err := LoadCaseFile(path)
 		errs.Merge(path, err)
-		if err == nil {
+		switch {
+		case err == nil:
 			r.caseFiles = append(r.caseFiles, cf)
+		case cf != nil && cf.packsKnown:
+			r.unrun = append(r.unrun, cf)
+		default:
+			packsMissing = true
 		}
-		packsMissing = packsMissing || err != nil
 	}
 	tests, err := parseRegoTests(found.RegoTests)
 	errs.Merge("", err)
@@ -127,7 +134,7 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 // case file names, each once, found ones first.
 func (r *run) allInputs() (packs, grants []string) {
 	packs, grants = slices.Clone(r.found.Packs), slices.Clone(r.found.GrantFiles)
-	for _, cf := range r.caseFiles {
+	for _, cf := range slices.Concat(r.caseFiles, r.unrun) {
 		for _, p := range cf.Packs {
 			if !slices.Contains(packs, p) {
 				packs = append(packs, p)

@@ -105,10 +105,28 @@ func TestExtLinksFollowed(t *testing.T) {
 			link(t, "..data/deny.rego", dir, "cm/deny.rego")
 			return []string{filepath.Join(dir, "cm")}
 		}, "runtime_denied"},
-		{"one folder given twice", func(t *testing.T, dir string) []string {
+		{"one folder under two names", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"ext/deny.rego": deny})
-			return []string{filepath.Join(dir, "ext"), filepath.Join(dir, "ext")}
+			rel, err := filepath.Rel(mustGetwd(t), filepath.Join(dir, "ext"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []string{rel, filepath.Join(dir, "ext")}
 		}, "runtime_denied"},
+		{"an absolute link beside its target", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"x/real/deny.rego": deny})
+			link(t, filepath.Join(dir, "x/real"), dir, "x/linked")
+			rel, err := filepath.Rel(mustGetwd(t), filepath.Join(dir, "x"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []string{rel}
+		}, "runtime_denied"},
+		{"a loop in a folder with no module", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"e/README.md": "rules go here\n"})
+			link(t, ".", dir, "e/self")
+			return []string{filepath.Join(dir, "e")}
+		}, `^.*/e: no \.rego module here or below`},
 		{"a link to nothing", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"ext/other.rego": "package hcp.ext.other\n"})
 			link(t, "gone.rego", dir, "ext/deny.rego")
@@ -134,6 +152,15 @@ func TestExtLinksFollowed(t *testing.T) {
 			}
 		})
 	}
+}
+
+func mustGetwd(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
 }
 
 // link makes a symbolic link at dir/name pointing to target and returns

@@ -231,10 +231,10 @@ func loadTree(dir string) (*compile.Model, error) {
 	// Every problem under dir is reported at once: a broken file that
 	// discovery meets, and what loading and linting the rest find.
 	var errs source.Errors
-	found, discoverErr := compile.Discover([]string{dir})
-	errs.Merge(dir, discoverErr)
+	found, err := compile.Discover([]string{dir})
+	errs.Merge(dir, err)
 	m, err := compile.Load(found.Packs, found.GrantFiles)
-	if discoverErr != nil && m != nil {
+	if found.Incomplete && m != nil {
 		m.MarkPacksMissing() // the folder discovery could not walk may hold them
 	}
 	errs.Merge(dir, compile.LintLoaded(m, err))
