@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/hcp-rego/hcp-rego/source"
 )
@@ -45,4 +46,28 @@ func Shorten(msg string) string {
 		return msg
 	}
 	return strings.ToValidUTF8(msg[:maxMessage], "") + "…"
+}
+
+// InBundle names, in an error of New, the modules that came from bundle b
+// as modules inside it: "b.tar.gz: hcp/authz/x.rego:3:7: message", where
+// name is the bundle's path (or what stands for it, as "the compiled
+// packs"), and a module path that holds a control character is quoted.
+// A runtime's own modules keep their file names.
+func InBundle(err error, b *bundle.Bundle, name string) error {
+	inside := map[string]bool{}
+	for _, m := range b.Modules {
+		inside[m.Path] = true
+	}
+	var errs, out source.Errors
+	errs.Merge("", err)
+	for _, e := range errs {
+		if !inside[e.File] {
+			out = append(out, e)
+			continue
+		}
+		module := *e
+		module.File = source.Printable(strings.TrimPrefix(e.File, "/"))
+		out.Add(name, source.Pos{}, "%s", module.Error())
+	}
+	return out.Err()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"io"
 	"os"
@@ -142,5 +143,40 @@ func TestBundleModuleNamePrintable(t *testing.T) {
 	o := runInProcess(t, 0, "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
 	if o.code != exitBadInput || strings.Contains(o.stderr, "\x1b") || !strings.Contains(o.stderr, `\x1b[31m.rego`) {
 		t.Errorf("exit %d, stderr %q; want exit 2 and the module name quoted", o.code, o.stderr)
+	}
+}
+
+// TestBundleTypeErrorNamed checks that a module of a bundle that parses
+// but does not type-check is named inside the bundle, after the bundle's
+// path, with a control character in its name quoted.
+func TestBundleTypeErrorNamed(t *testing.T) {
+	dir, _ := fixture(t, nil)
+	good := buildGood(t, dir)
+	bundle := tarball(t, dir, func(w io.Writer) {
+		zr, err := gzip.NewReader(bytes.NewReader(good))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, tw := tar.NewReader(zr), tar.NewWriter(w)
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tw.WriteHeader(h)
+			io.Copy(tw, tr)
+		}
+		src := "package hcp.authz\n\nyy := nofn(1)\n"
+		tw.WriteHeader(&tar.Header{Name: "/hcp/authz/x\x1b[31m.rego", Mode: 0o644, Size: int64(len(src))})
+		tw.Write([]byte(src))
+		tw.Close()
+	})
+	o := runInProcess(t, 0, "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
+	want := bundle + `: "hcp/authz/x\x1b[31m.rego":3:7: undefined function nofn` + "\n"
+	if o.code != exitBadInput || o.stderr != want {
+		t.Errorf("exit %d, stderr %q; want exit 2 and %q", o.code, o.stderr, want)
 	}
 }

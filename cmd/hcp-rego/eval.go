@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,7 +88,7 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	}
 	ev, err := hcprego.New(ctx, b, ext...)
 	if err != nil {
-		return err
+		return badInput(hcprego.InBundle(err, b, cmp.Or(o.bundle, "the compiled bundle")))
 	}
 	res, err := ev.Decide(ctx, input.value)
 	if err != nil {
