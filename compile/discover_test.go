@@ -121,3 +121,18 @@ func TestRepositoryHoldsOnlyExamplePacks(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverIncomplete checks that discovery says packs may be missing
+// only when a path could not be walked, not for a broken file it met.
+func TestDiscoverIncomplete(t *testing.T) {
+	dir := t.TempDir()
+	treetest.Write(t, dir, map[string]string{"broken.json": `{"grants": [`})
+	found, err := Discover([]string{dir})
+	if err == nil || found.Incomplete {
+		t.Errorf("a broken file: error %v, incomplete %v; want an error and a complete walk", err, found.Incomplete)
+	}
+	found, err = Discover([]string{dir, filepath.Join(dir, "nowhere")})
+	if err == nil || !found.Incomplete {
+		t.Errorf("a missing path: error %v, incomplete %v; want an error and an incomplete walk", err, found.Incomplete)
+	}
+}
