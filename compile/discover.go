@@ -2,6 +2,7 @@ package compile
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,14 +12,20 @@ import (
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
-// isPackDir reports whether dir holds a pack's policy.json or manifest.json.
-func isPackDir(dir string) bool {
+// isPackDir reports whether dir holds a pack's policy.json or
+// manifest.json, or why that cannot be told (a folder that can be listed
+// but not entered): a pack must not vanish without a word.
+func isPackDir(dir string) (bool, error) {
 	for _, name := range []string{"policy.json", "manifest.json"} {
-		if info, err := os.Stat(filepath.Join(dir, name)); err == nil && !info.IsDir() {
-			return true
+		info, err := os.Stat(filepath.Join(dir, name))
+		switch {
+		case err == nil && !info.IsDir():
+			return true, nil
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return false, err
 		}
 	}
-	return false
+	return false, nil
 }
 
 // skipDir reports whether discovery passes over a folder: hidden ones and
@@ -40,16 +47,20 @@ func PackDirs(args []string) ([]string, error) {
 	var errs source.Errors
 	for _, arg := range args {
 		info, err := os.Stat(arg)
+		var pack bool
+		if err == nil && info.IsDir() {
+			pack, err = isPackDir(arg)
+		}
 		switch {
 		case err != nil:
 			errs.Add(arg, source.Pos{}, "%s", source.Describe(err, "no such pack folder"))
 		case !info.IsDir():
 			errs.Add(arg, source.Pos{}, "is a file, want a pack folder")
-		case isPackDir(arg):
+		case pack:
 			dirs = append(dirs, tidy(arg))
 		default:
 			found, err := findPacks(arg)
-			errs.Merge(arg, err)
+			errs.Merge(arg, walkProblem(arg, err))
 			if err == nil && len(found) == 0 {
 				errs.Add(arg, source.Pos{}, "no pack (a folder with policy.json) here or below")
 			}
@@ -120,11 +131,12 @@ func findPacks(root string) ([]string, error) {
 		if skipDir(root, path, d) {
 			return filepath.SkipDir
 		}
-		if isPackDir(path) {
+		pack, err := isPackDir(path)
+		if pack {
 			dirs = append(dirs, path)
 			return filepath.SkipDir
 		}
-		return nil
+		return err
 	})
 	slices.Sort(dirs)
 	return dirs, err
@@ -159,7 +171,7 @@ func Discover(roots []string) (*Found, error) {
 			continue
 		}
 		if err := filepath.WalkDir(root, f.visit(root)); err != nil {
-			errs.Merge(root, err)
+			errs.Merge(root, walkProblem(root, err))
 			f.Incomplete = true
 		}
 	}
@@ -179,10 +191,11 @@ func (f *Found) visit(root string) fs.WalkDirFunc {
 			if skipDir(root, path, d) {
 				return filepath.SkipDir
 			}
-			if isPackDir(path) {
+			pack, err := isPackDir(path)
+			if pack {
 				f.Packs = append(f.Packs, path)
 			}
-			return nil
+			return err
 		}
 		name := d.Name()
 		switch {
@@ -228,4 +241,17 @@ func looksLikeGrantFile(path string) (bool, error) {
 		return false, nil
 	}
 	return isGrantFile(root), nil
+}
+
+// walkProblem is a walk's error as a problem of the file or folder it
+// names ("packs/a/policy.json: permission denied"), or of root.
+func walkProblem(root string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		root = pe.Path
+	}
+	return &source.Error{File: filepath.ToSlash(root), Msg: source.Describe(err, "no such file or folder")}
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
-// Load reads every pack and grant file, and returns the model or every
-// problem found in any of them, sorted. It does not lint. Files are read
+// Load reads every pack and grant file, each once, and returns the model
+// or every problem found in any of them, sorted. It does not lint. Files are read
 // and validated in parallel; the model does not depend on the order they
 // finish in.
 //
@@ -21,6 +21,9 @@ import (
 // report every problem of the run at once (SPEC §2.2). Such a model is for
 // Lint only: it must not be compiled.
 func Load(packDirs, grantFiles []string) (*Model, error) {
+	// A folder or file named twice (two spellings, a link) is read once,
+	// in the spelling first given.
+	packDirs, grantFiles = onceEach(slices.Clone(packDirs)), onceEach(slices.Clone(grantFiles))
 	m := &Model{GrantDigests: map[string]string{}, byID: map[string]*Pack{}}
 	var errs source.Errors
 	packs := inParallel(packDirs, func(dir string) loaded[*Pack] {

@@ -51,7 +51,8 @@ func Shorten(msg string) string {
 // InBundle names, in an error of New, the modules that came from bundle b
 // as modules inside it: "b.tar.gz: hcp/authz/x.rego:3:7: message", where
 // name is the bundle's path (or what stands for it, as "the compiled
-// packs"), and a module path that holds a control character is quoted.
+// bundle"), and a module path that holds a control character is quoted.
+// They stay sorted by module, line and column.
 // A runtime's own modules keep their file names.
 func InBundle(err error, b *bundle.Bundle, name string) error {
 	inside := map[string]bool{}
@@ -65,9 +66,8 @@ func InBundle(err error, b *bundle.Bundle, name string) error {
 			out = append(out, e)
 			continue
 		}
-		module := *e
-		module.File = source.Printable(strings.TrimPrefix(e.File, "/"))
-		out.Add(name, source.Pos{}, "%s", module.Error())
+		module := source.Printable(strings.TrimPrefix(e.File, "/"))
+		out = append(out, &source.Error{File: name + ": " + module, Pos: e.Pos, Msg: e.Msg})
 	}
 	return out.Err()
 }

@@ -11,6 +11,8 @@ import (
 	oparego "github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // DecisionQuery is the query every evaluator and every OPA sidecar asks.
@@ -33,15 +35,14 @@ type Result struct {
 	GPARSError map[string]any
 }
 
-// Option adds to what an evaluator loads beside the bundle.
-type Option func(*[]func(*oparego.Rego))
-
-// WithModule loads one more Rego module, such as a runtime's hcp.ext rules.
-func WithModule(name, source string) Option {
-	return func(opts *[]func(*oparego.Rego)) {
-		*opts = append(*opts, oparego.Module(name, source))
-	}
+// Option is one more Rego module that an evaluator loads beside the
+// bundle, such as a runtime's hcp.ext rules.
+type Option struct {
+	name, source string
 }
+
+// WithModule loads one more Rego module, named name.
+func WithModule(name, source string) Option { return Option{name: name, source: source} }
 
 // New prepares an evaluator for bundle b, parsing its modules first if
 // they are not parsed yet.
@@ -57,11 +58,17 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 		oparego.Store(store),
 		oparego.SetRegoVersion(ast.RegoV1),
 	}
+	inBundle := map[string]bool{}
 	for _, m := range b.Modules {
 		opts = append(opts, oparego.ParsedModule(m.Parsed))
+		inBundle[m.Path] = true
 	}
 	for _, o := range options {
-		o(&opts)
+		if inBundle[o.name] {
+			// OPA would load it in place of the bundle's module.
+			return nil, &source.Error{File: o.name, Msg: "a module of the bundle has this name: a runtime's module cannot replace one"}
+		}
+		opts = append(opts, oparego.Module(o.name, o.source))
 	}
 	prepared, err := oparego.New(opts...).PrepareForEval(ctx)
 	var compileErrs ast.Errors

@@ -24,8 +24,11 @@ import (
 // Kubernetes ConfigMap mount) is read once. Files and folders whose names
 // start with "." or "_" are skipped, as discovery skips them.
 func ReadExt(paths []string) ([]Option, error) {
-	var w extWalk
+	w := extWalk{seen: map[fileKey][]os.FileInfo{}}
 	for _, root := range paths {
+		if info, err := os.Stat(root); err == nil && info.IsDir() && w.met(info) {
+			continue // walked already, under this or another name
+		}
 		before := w.found + len(w.errs)
 		if err := w.root(root); err != nil {
 			w.errs.Add(root, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
@@ -40,15 +43,15 @@ func ReadExt(paths []string) ([]Option, error) {
 type extWalk struct {
 	opts  []Option
 	errs  source.Errors
-	seen  []*extSeen // the folders and modules met, by identity
-	found int        // modules met, read now or before
+	seen  map[fileKey][]os.FileInfo // the folders and modules met
+	found int                       // modules met, read now or before
 }
 
-// extSeen is a file or folder met, and for a folder the modules met below
-// it (so that meeting it again, under another name, counts them again).
-type extSeen struct {
-	info    os.FileInfo
-	modules int
+// fileKey narrows the files met that one could be: the same file has the
+// same size and time (os.SameFile then decides, by device and inode).
+type fileKey struct {
+	size, mtime int64
+	dir         bool
 }
 
 // root reads one --ext argument: a .rego file, or a folder.
@@ -70,25 +73,20 @@ func (w *extWalk) root(root string) error {
 }
 
 // dir reads the modules in dir and below, following links; a folder met
-// before (a link back up, the same folder given twice) is not read again.
+// before (a link back up) is not read again.
 func (w *extWalk) dir(dir string, info os.FileInfo) error {
-	if s := w.met(info); s != nil {
-		w.found += s.modules
+	if w.mark(info) {
 		return nil
 	}
-	s := &extSeen{info: info}
-	w.seen = append(w.seen, s)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
-	before := w.found
 	for _, e := range entries {
 		if name := e.Name(); !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") {
 			w.entry(filepath.Join(dir, name))
 		}
 	}
-	s.modules = w.found - before
 	return nil
 }
 
@@ -112,26 +110,39 @@ func (w *extWalk) entry(path string) {
 // module reads one module, once however many links lead to it.
 func (w *extWalk) module(path string, info os.FileInfo) {
 	w.found++
-	if w.met(info) != nil {
+	if w.mark(info) {
 		return
 	}
-	w.seen = append(w.seen, &extSeen{info: info})
 	opt, err := readExtModule(path)
 	w.errs.Merge(path, err)
-	if opt != nil {
+	if err == nil {
 		w.opts = append(w.opts, opt)
 	}
 }
 
-// met returns the file or folder met before that info is (os.SameFile:
-// the same device and inode, whatever the path), or nil.
-func (w *extWalk) met(info os.FileInfo) *extSeen {
-	for _, s := range w.seen {
-		if os.SameFile(s.info, info) {
-			return s
+// met reports whether the file or folder info was met before, whatever
+// its path.
+func (w *extWalk) met(info os.FileInfo) bool {
+	for _, s := range w.seen[keyOf(info)] {
+		if os.SameFile(s, info) {
+			return true
 		}
 	}
-	return nil
+	return false
+}
+
+// mark reports whether info was met before, and marks it met.
+func (w *extWalk) mark(info os.FileInfo) bool {
+	if w.met(info) {
+		return true
+	}
+	k := keyOf(info)
+	w.seen[k] = append(w.seen[k], info)
+	return false
+}
+
+func keyOf(info os.FileInfo) fileKey {
+	return fileKey{size: info.Size(), mtime: info.ModTime().UnixNano(), dir: info.IsDir()}
 }
 
 // isDataFile reports whether name is one that OPA reads as a bundle's data.
@@ -142,15 +153,15 @@ func isDataFile(name string) bool {
 func readExtModule(path string) (Option, error) {
 	src, err := source.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return Option{}, err
 	}
 	mod, err := ast.ParseModuleWithOpts(path, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
-		return nil, PositionedErrors(path, err)
+		return Option{}, PositionedErrors(path, err)
 	}
 	if !mod.Package.Path.HasPrefix(ast.MustParseRef("data.hcp.ext")) {
 		loc := mod.Package.Location
-		return nil, &source.Error{File: path, Pos: source.Pos{Line: loc.Row, Col: loc.Col},
+		return Option{}, &source.Error{File: path, Pos: source.Pos{Line: loc.Row, Col: loc.Col},
 			Msg: fmt.Sprintf("package %s is outside hcp.ext, the runtime's root", strings.TrimPrefix(mod.Package.Path.String(), "data."))}
 	}
 	return WithModule(path, string(src)), nil

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Error is one problem in one input file, at one position when there is one.
@@ -122,6 +123,9 @@ func Pathless(err error) error {
 // that is not printable, so that a key or a name from a file cannot send
 // control sequences to a terminal or break a line.
 func Printable(s string) string {
+	if !utf8.ValidString(s) {
+		return strconv.Quote(s) // a byte such as 0x9b, a terminal's CSI
+	}
 	for _, r := range s {
 		if !unicode.IsPrint(r) {
 			return strconv.Quote(s)

@@ -11,6 +11,7 @@ func TestPrintable(t *testing.T) {
 		{"Ünïcode ok", "Ünïcode ok"},
 		{"tab\there", `"tab\there"`},
 		{"\x1b]0;title\x07", `"\x1b]0;title\a"`},
+		{"x\x9b31m.rego", `"x\x9b31m.rego"`}, // a lone byte: a terminal's CSI
 	} {
 		if got := Printable(tc.in); got != tc.want {
 			t.Errorf("Printable(%q) = %q, want %q", tc.in, got, tc.want)

@@ -61,12 +61,12 @@ func LoadCaseFile(path string) (*CaseFile, error) {
 	errs.Merge(path, schema.Get("cases").Validate(path, root))
 	cf.packsKnown = root.Field("packs") == nil
 	if n := root.Field("packs"); isStrings(n) {
-		before := len(errs)
-		cf.Packs = resolvePaths(path, n, "packs", packDirProblem, &errs)
-		cf.packsKnown = len(errs) == before
+		var missing int
+		cf.Packs, missing = resolvePaths(path, n, "packs", packDirProblem, &errs)
+		cf.packsKnown = missing == 0
 	}
 	if n := root.Field("grants"); isStrings(n) {
-		cf.Grants = resolvePaths(path, n, "grants", fileProblem, &errs)
+		cf.Grants, _ = resolvePaths(path, n, "grants", fileProblem, &errs)
 	}
 	if len(errs) == 0 {
 		cf.Cases = readCases(path, root.Field("cases"), &errs)
@@ -96,9 +96,10 @@ func readCaseFile(path string) (*source.Node, error) {
 }
 
 // resolvePaths resolves the paths a case file lists against its folder
-// and checks each with exists, which says what is wrong or "".
-func resolvePaths(file string, list *source.Node, field string, exists func(string) string, errs *source.Errors) []string {
-	out := []string{}
+// and checks each with exists, which says what is wrong or "". It returns
+// the paths, each once, and how many failed that check.
+func resolvePaths(file string, list *source.Node, field string, exists func(string) string, errs *source.Errors) (out []string, missing int) {
+	out = []string{}
 	seen := map[string]*source.Node{}
 	for i, item := range list.Members() {
 		p := item.Text
@@ -116,11 +117,12 @@ func resolvePaths(file string, list *source.Node, field string, exists func(stri
 		seen[p] = item
 		if problem := exists(p); problem != "" {
 			errs.Add(file, item.Pos, "%s[%d]: %q: %s", field, i, item.Text, problem)
+			missing++
 			continue
 		}
 		out = append(out, p)
 	}
-	return out
+	return out, missing
 }
 
 // packDirProblem says what keeps dir from being a pack folder, or "".

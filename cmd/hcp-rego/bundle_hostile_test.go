@@ -148,7 +148,8 @@ func TestBundleModuleNamePrintable(t *testing.T) {
 
 // TestBundleTypeErrorNamed checks that a module of a bundle that parses
 // but does not type-check is named inside the bundle, after the bundle's
-// path, with a control character in its name quoted.
+// path, with a control character in its name quoted, its errors in line
+// order.
 func TestBundleTypeErrorNamed(t *testing.T) {
 	dir, _ := fixture(t, nil)
 	good := buildGood(t, dir)
@@ -169,13 +170,14 @@ func TestBundleTypeErrorNamed(t *testing.T) {
 			tw.WriteHeader(h)
 			io.Copy(tw, tr)
 		}
-		src := "package hcp.authz\n\nyy := nofn(1)\n"
+		src := "package hcp.authz\n\nyy := nofn(1)\n" + strings.Repeat("\n", 7) + "zz := nofn(2)\n"
 		tw.WriteHeader(&tar.Header{Name: "/hcp/authz/x\x1b[31m.rego", Mode: 0o644, Size: int64(len(src))})
 		tw.Write([]byte(src))
 		tw.Close()
 	})
 	o := runInProcess(t, 0, "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
-	want := bundle + `: "hcp/authz/x\x1b[31m.rego":3:7: undefined function nofn` + "\n"
+	want := bundle + `: "hcp/authz/x\x1b[31m.rego":3:7: undefined function nofn` + "\n" +
+		bundle + `: "hcp/authz/x\x1b[31m.rego":11:7: undefined function nofn` + "\n"
 	if o.code != exitBadInput || o.stderr != want {
 		t.Errorf("exit %d, stderr %q; want exit 2 and %q", o.code, o.stderr, want)
 	}

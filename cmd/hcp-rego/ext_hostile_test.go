@@ -122,6 +122,12 @@ func TestExtLinksFollowed(t *testing.T) {
 			}
 			return []string{rel}
 		}, "runtime_denied"},
+		{"two roots linked in a cycle", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"cyc/A/deny.rego": deny, "cyc/B/README.md": "see A\n"})
+			link(t, "../B", dir, "cyc/A/L")
+			link(t, "../A", dir, "cyc/B/back")
+			return []string{filepath.Join(dir, "cyc/A"), filepath.Join(dir, "cyc/B")}
+		}, "runtime_denied"},
 		{"a loop in a folder with no module", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"e/README.md": "rules go here\n"})
 			link(t, ".", dir, "e/self")
