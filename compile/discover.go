@@ -17,15 +17,27 @@ import (
 // but not entered): a pack must not vanish without a word.
 func isPackDir(dir string) (bool, error) {
 	for _, name := range []string{"policy.json", "manifest.json"} {
-		info, err := os.Stat(filepath.Join(dir, name))
+		path := filepath.Join(dir, name)
+		info, err := os.Stat(path)
 		switch {
 		case err == nil && !info.IsDir():
 			return true, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return false, err
+		case err != nil && isLink(path):
+			return false, &fs.PathError{Op: "stat", Path: path, Err: errLinkToNothing}
 		}
 	}
 	return false, nil
+}
+
+// errLinkToNothing is a symbolic link whose target is not there.
+var errLinkToNothing = errors.New("a link to nothing")
+
+// isLink reports whether path is a symbolic link itself.
+func isLink(path string) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.Mode()&fs.ModeSymlink != 0
 }
 
 // skipDir reports whether discovery passes over a folder: hidden ones and
@@ -49,7 +61,10 @@ func PackDirs(args []string) ([]string, error) {
 		info, err := os.Stat(arg)
 		var pack bool
 		if err == nil && info.IsDir() {
-			pack, err = isPackDir(arg)
+			if pack, err = isPackDir(arg); err != nil {
+				errs.Merge(arg, walkProblem(arg, err))
+				continue
+			}
 		}
 		switch {
 		case err != nil:
@@ -60,7 +75,7 @@ func PackDirs(args []string) ([]string, error) {
 			dirs = append(dirs, tidy(arg))
 		default:
 			found, err := findPacks(arg)
-			errs.Merge(arg, walkProblem(arg, err))
+			errs.Merge(arg, err)
 			if err == nil && len(found) == 0 {
 				errs.Add(arg, source.Pos{}, "no pack (a folder with policy.json) here or below")
 			}
@@ -118,9 +133,11 @@ func samePath(path string) string {
 	return filepath.Clean(path)
 }
 
-// findPacks walks root for pack folders.
+// findPacks walks root for pack folders. A folder it cannot tell about is
+// a problem, and the walk goes on past it.
 func findPacks(root string) ([]string, error) {
 	var dirs []string
+	var errs source.Errors
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -134,12 +151,16 @@ func findPacks(root string) ([]string, error) {
 		pack, err := isPackDir(path)
 		if pack {
 			dirs = append(dirs, path)
+		}
+		if pack || err != nil {
+			errs.Merge(root, walkProblem(root, err))
 			return filepath.SkipDir
 		}
-		return err
+		return nil
 	})
+	errs.Merge(root, walkProblem(root, err))
 	slices.Sort(dirs)
-	return dirs, err
+	return dirs, errs.Err()
 }
 
 // Found is what discovery finds under the PATHs of `hcp-rego test` and of
@@ -195,7 +216,12 @@ func (f *Found) visit(root string) fs.WalkDirFunc {
 			if pack {
 				f.Packs = append(f.Packs, path)
 			}
-			return err
+			if err != nil {
+				f.errs.Merge(root, walkProblem(root, err))
+				f.Incomplete = true
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		name := d.Name()
 		switch {

@@ -24,15 +24,14 @@ import (
 // Kubernetes ConfigMap mount) is read once. Files and folders whose names
 // start with "." or "_" are skipped, as discovery skips them.
 func ReadExt(paths []string) ([]Option, error) {
-	w := extWalk{seen: map[fileKey][]os.FileInfo{}}
+	w := extWalk{seen: map[fileKey][]*extNode{}}
 	for _, root := range paths {
-		if info, err := os.Stat(root); err == nil && info.IsDir() && w.met(info) {
-			continue // walked already, under this or another name
-		}
-		before := w.found + len(w.errs)
-		if err := w.root(root); err != nil {
+		before := len(w.errs)
+		has, err := w.root(root)
+		switch {
+		case err != nil:
 			w.errs.Add(root, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
-		} else if w.found+len(w.errs) == before {
+		case !has && len(w.errs) == before:
 			w.errs.Add(root, source.Pos{}, "no .rego module here or below: --ext takes the runtime's Rego rules")
 		}
 	}
@@ -41,10 +40,20 @@ func ReadExt(paths []string) ([]Option, error) {
 
 // extWalk gathers the modules of --ext arguments and their problems.
 type extWalk struct {
-	opts  []Option
-	errs  source.Errors
-	seen  map[fileKey][]os.FileInfo // the folders and modules met
-	found int                       // modules met, read now or before
+	opts []Option
+	errs source.Errors
+	seen map[fileKey][]*extNode // the folders and modules met
+}
+
+// extNode is a file or folder met, whatever its path. A folder keeps the
+// modules it holds itself, the folders in it and why it could not be
+// read, so that a root met before (under another name, or through
+// another root's link) is judged as a first meeting would judge it.
+type extNode struct {
+	info    os.FileInfo
+	modules int
+	subdirs []*extNode
+	err     error
 }
 
 // fileKey narrows the files met that one could be: the same file has the
@@ -54,65 +63,74 @@ type fileKey struct {
 	dir         bool
 }
 
-// root reads one --ext argument: a .rego file, or a folder.
-func (w *extWalk) root(root string) error {
+// root reads one --ext argument, a .rego file or a folder, and reports
+// whether it holds a module.
+func (w *extWalk) root(root string) (bool, error) {
 	info, err := os.Stat(root)
 	switch {
 	case err != nil:
-		return err
+		return false, err
 	case info.IsDir():
-		return w.dir(root, info)
+		n, _ := w.dir(root, info)
+		return n.reaches(map[*extNode]bool{}), n.err
 	case isDataFile(filepath.Base(root)):
 		w.errs.Add(root, source.Pos{}, "a data file is not read: --ext takes the runtime's Rego rules (package hcp.ext)")
 	case !strings.HasSuffix(root, ".rego"):
 		w.errs.Add(root, source.Pos{}, "not a .rego file: --ext takes the runtime's Rego rules")
 	default:
 		w.module(root, info)
+		return true, nil
 	}
-	return nil
+	return false, nil
 }
 
-// dir reads the modules in dir and below, following links; a folder met
-// before (a link back up) is not read again.
-func (w *extWalk) dir(dir string, info os.FileInfo) error {
-	if w.mark(info) {
-		return nil
+// dir reads the modules in dir and below, following links, and returns
+// its node; a folder met before (a link back up) is not read again, and
+// fresh says whether it was met now.
+func (w *extWalk) dir(dir string, info os.FileInfo) (n *extNode, fresh bool) {
+	if n := w.find(info); n != nil {
+		return n, false
 	}
+	n = w.add(info)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return err
+		n.err = err
+		return n, true
 	}
 	for _, e := range entries {
 		if name := e.Name(); !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") {
-			w.entry(filepath.Join(dir, name))
+			w.entry(filepath.Join(dir, name), n)
 		}
 	}
-	return nil
+	return n, true
 }
 
-// entry reads one file or folder found in a folder.
-func (w *extWalk) entry(path string) {
+// entry reads one file or folder found in the folder parent.
+func (w *extWalk) entry(path string, parent *extNode) {
 	info, err := os.Stat(path)
 	switch {
 	case err != nil:
 		w.errs.Add(path, source.Pos{}, "%s", source.Describe(err, "a link to nothing"))
 	case info.IsDir():
-		if err := w.dir(path, info); err != nil {
-			w.errs.Add(path, source.Pos{}, "%s", source.Describe(err, "no such folder"))
+		sub, fresh := w.dir(path, info)
+		if fresh && sub.err != nil {
+			w.errs.Add(path, source.Pos{}, "%s", source.Describe(sub.err, "no such folder"))
 		}
+		parent.subdirs = append(parent.subdirs, sub)
 	case isDataFile(info.Name()):
 		w.errs.Add(path, source.Pos{}, "a data file is not read: --ext takes the runtime's Rego rules (package hcp.ext)")
 	case strings.HasSuffix(path, ".rego"):
+		parent.modules++
 		w.module(path, info)
 	}
 }
 
 // module reads one module, once however many links lead to it.
 func (w *extWalk) module(path string, info os.FileInfo) {
-	w.found++
-	if w.mark(info) {
+	if w.find(info) != nil {
 		return
 	}
+	w.add(info)
 	opt, err := readExtModule(path)
 	w.errs.Merge(path, err)
 	if err == nil {
@@ -120,25 +138,40 @@ func (w *extWalk) module(path string, info os.FileInfo) {
 	}
 }
 
-// met reports whether the file or folder info was met before, whatever
-// its path.
-func (w *extWalk) met(info os.FileInfo) bool {
-	for _, s := range w.seen[keyOf(info)] {
-		if os.SameFile(s, info) {
+// reaches reports whether a module is in n or below it.
+func (n *extNode) reaches(visited map[*extNode]bool) bool {
+	if visited[n] {
+		return false
+	}
+	visited[n] = true
+	if n.modules > 0 {
+		return true
+	}
+	for _, sub := range n.subdirs {
+		if sub.reaches(visited) {
 			return true
 		}
 	}
 	return false
 }
 
-// mark reports whether info was met before, and marks it met.
-func (w *extWalk) mark(info os.FileInfo) bool {
-	if w.met(info) {
-		return true
+// find returns the node of the file or folder info met before, whatever
+// its path, or nil.
+func (w *extWalk) find(info os.FileInfo) *extNode {
+	for _, n := range w.seen[keyOf(info)] {
+		if os.SameFile(n.info, info) {
+			return n
+		}
 	}
+	return nil
+}
+
+// add records info as met and returns its node.
+func (w *extWalk) add(info os.FileInfo) *extNode {
+	n := &extNode{info: info}
 	k := keyOf(info)
-	w.seen[k] = append(w.seen[k], info)
-	return false
+	w.seen[k] = append(w.seen[k], n)
+	return n
 }
 
 func keyOf(info os.FileInfo) fileKey {

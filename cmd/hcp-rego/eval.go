@@ -88,7 +88,7 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	}
 	ev, err := hcprego.New(ctx, b, ext...)
 	if err != nil {
-		return badInput(hcprego.InBundle(err, b, cmp.Or(o.bundle, "the compiled bundle")))
+		return badInput(hcprego.InBundle(err, b, cmp.Or(o.bundle, "the compiled bundle"), len(ext) > 0))
 	}
 	res, err := ev.Decide(ctx, input.value)
 	if err != nil {

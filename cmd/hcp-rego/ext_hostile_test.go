@@ -24,6 +24,8 @@ func TestHostileExt(t *testing.T) {
 		{name: "not rego", file: "ext.txt", rego: "package hcp.ext\n\ndeny contains \"no\"\n", want: `^@: not a \.rego file: --ext takes the runtime's Rego rules\n$`},
 		{name: "outside hcp.ext", rego: "package hcp.authz\n\ndecision := {\"allow\": true}\n", want: `^@:1:1: package hcp.authz is outside hcp.ext, the runtime's root\n$`},
 		{name: "syntax error", rego: "package hcp.ext\n\ndeny contains x if { 1 @ }\n", want: `^@:3:\d+: .*illegal token\n$`},
+		{name: "deny as a function", rego: "package hcp.ext\n\ndeny(x) := x\n",
+			want: `^--ext: the runtime's modules, loaded beside the compiled bundle, may be at fault: deny and confirm in package hcp.ext must be sets of strings\nthe compiled bundle: hcp/authz/\w+\.rego:\d+:\d+: .*deny`},
 		{name: "type error", rego: "package hcp.ext\n\ndeny contains x if {\n\tx := nofn(1)\n}\n", want: `^@:4:\d+: undefined function nofn\n$`},
 		{name: "a 20 MB line", rego: "package hcp.ext\n\ndeny := 1" + strings.Repeat(" ", 20<<20) + "@\n", want: `^@:3:\d+: .*\n$`},
 	}
@@ -128,6 +130,18 @@ func TestExtLinksFollowed(t *testing.T) {
 			link(t, "../A", dir, "cyc/B/back")
 			return []string{filepath.Join(dir, "cyc/A"), filepath.Join(dir, "cyc/B")}
 		}, "runtime_denied"},
+		{"a folder, then its parent", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"A/B/deny.rego": deny})
+			return []string{filepath.Join(dir, "A/B"), filepath.Join(dir, "A")}
+		}, "runtime_denied"},
+		{"an empty folder after its parent", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"c/deny.rego": deny, "c/empty/README.md": "nothing yet\n"})
+			return []string{filepath.Join(dir, "c"), filepath.Join(dir, "c/empty")}
+		}, `^.*/c/empty: no \.rego module here or below`},
+		{"an empty folder before its parent", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"c/deny.rego": deny, "c/empty/README.md": "nothing yet\n"})
+			return []string{filepath.Join(dir, "c/empty"), filepath.Join(dir, "c")}
+		}, `^.*/c/empty: no \.rego module here or below`},
 		{"a loop in a folder with no module", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"e/README.md": "rules go here\n"})
 			link(t, ".", dir, "e/self")
