@@ -140,7 +140,7 @@ func findPacks(root string) ([]string, error) {
 	var errs source.Errors
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			return skipUnreadable(root, path, d, err, &errs)
 		}
 		if !d.IsDir() {
 			return nil
@@ -206,7 +206,8 @@ func Discover(roots []string) (*Found, error) {
 func (f *Found) visit(root string) fs.WalkDirFunc {
 	return func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			f.Incomplete = true
+			return skipUnreadable(root, path, d, err, &f.errs)
 		}
 		if d.IsDir() {
 			if skipDir(root, path, d) {
@@ -280,4 +281,17 @@ func walkProblem(root string, err error) error {
 		root = pe.Path
 	}
 	return &source.Error{File: filepath.ToSlash(root), Msg: source.Describe(err, "no such file or folder")}
+}
+
+// skipUnreadable records a folder below root that a walk could not read
+// and skips it, so that the walk goes on; the root itself (d nil) ends it.
+func skipUnreadable(root, path string, d fs.DirEntry, err error, errs *source.Errors) error {
+	if d == nil || path == root {
+		return err
+	}
+	errs.Merge(root, walkProblem(root, err))
+	if d.IsDir() {
+		return filepath.SkipDir
+	}
+	return nil
 }

@@ -55,10 +55,10 @@ func Shorten(msg string) string {
 // They stay sorted by module, line and column.
 // A runtime's own modules keep their file names.
 //
-// When runtime modules were loaded (ext) and every error is inside the
-// bundle, a last line says that those may be at fault: a runtime's rule
-// that type-checks alone (deny as a function, say) breaks the library's
-// use of data.hcp.ext, where OPA reports it.
+// When runtime modules were loaded (ext) and an error is inside the
+// bundle, a line says that those may be at fault: a runtime's rule that
+// type-checks alone (deny as a function, say) breaks the library's use of
+// data.hcp.ext, where OPA reports it.
 func InBundle(err error, b *bundle.Bundle, name string, ext bool) error {
 	inside := map[string]bool{}
 	for _, m := range b.Modules {
@@ -66,18 +66,27 @@ func InBundle(err error, b *bundle.Bundle, name string, ext bool) error {
 	}
 	var errs, out source.Errors
 	errs.Merge("", err)
-	outside := false
 	for _, e := range errs {
 		if !inside[e.File] {
 			out = append(out, e)
-			outside = true
 			continue
 		}
 		module := source.Printable(strings.TrimPrefix(e.File, "/"))
 		out = append(out, &source.Error{File: name + ": " + module, Pos: e.Pos, Msg: e.Msg})
 	}
-	if ext && !outside && len(out) > 0 {
+	if ext && countInside(errs, inside) > 0 {
 		out.Add("--ext", source.Pos{}, "the runtime's modules, loaded beside %s, may be at fault: deny and confirm in package hcp.ext must be sets of strings", name)
 	}
 	return out.Err()
+}
+
+// countInside counts the errors located in the bundle's modules.
+func countInside(errs source.Errors, inside map[string]bool) int {
+	n := 0
+	for _, e := range errs {
+		if inside[e.File] {
+			n++
+		}
+	}
+	return n
 }

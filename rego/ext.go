@@ -46,12 +46,14 @@ type extWalk struct {
 }
 
 // extNode is a file or folder met, whatever its path. A folder keeps the
-// modules it holds itself, the folders in it and why it could not be
-// read, so that a root met before (under another name, or through
-// another root's link) is judged as a first meeting would judge it.
+// modules it holds itself, whether a problem was reported in it, the
+// folders in it and why it could not be read, so that a root met before
+// (under another name, or through another root's link) is judged as a
+// first meeting would judge it.
 type extNode struct {
 	info    os.FileInfo
 	modules int
+	problem bool
 	subdirs []*extNode
 	err     error
 }
@@ -64,7 +66,7 @@ type fileKey struct {
 }
 
 // root reads one --ext argument, a .rego file or a folder, and reports
-// whether it holds a module.
+// whether it holds a module, or a problem that was reported.
 func (w *extWalk) root(root string) (bool, error) {
 	info, err := os.Stat(root)
 	switch {
@@ -94,7 +96,7 @@ func (w *extWalk) dir(dir string, info os.FileInfo) (n *extNode, fresh bool) {
 	n = w.add(info)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		n.err = err
+		n.err, n.problem = err, true
 		return n, true
 	}
 	for _, e := range entries {
@@ -107,6 +109,8 @@ func (w *extWalk) dir(dir string, info os.FileInfo) (n *extNode, fresh bool) {
 
 // entry reads one file or folder found in the folder parent.
 func (w *extWalk) entry(path string, parent *extNode) {
+	before := len(w.errs)
+	defer func() { parent.problem = parent.problem || len(w.errs) > before }()
 	info, err := os.Stat(path)
 	switch {
 	case err != nil:
@@ -138,13 +142,14 @@ func (w *extWalk) module(path string, info os.FileInfo) {
 	}
 }
 
-// reaches reports whether a module is in n or below it.
+// reaches reports whether a module, or a problem reported, is in n or
+// below it.
 func (n *extNode) reaches(visited map[*extNode]bool) bool {
 	if visited[n] {
 		return false
 	}
 	visited[n] = true
-	if n.modules > 0 {
+	if n.modules > 0 || n.problem {
 		return true
 	}
 	for _, sub := range n.subdirs {

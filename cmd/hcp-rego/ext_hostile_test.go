@@ -55,10 +55,13 @@ func TestExtFoldersRefused(t *testing.T) {
 	cases := []struct {
 		name  string
 		files map[string]string
+		twice bool   // the folder is given twice
 		want  string // a regular expression for stderr, @ standing for the folder
 	}{
 		{name: "empty", want: `^@: no \.rego module here or below: --ext takes the runtime's Rego rules\n$`},
 		{name: "data only", files: map[string]string{"hcp/ext/data.json": `{"deny": ["no"]}`},
+			want: `^@/hcp/ext/data\.json: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
+		{name: "data only, given twice", twice: true, files: map[string]string{"hcp/ext/data.json": `{"deny": ["no"]}`},
 			want: `^@/hcp/ext/data\.json: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
 		{name: "rules and data", files: map[string]string{"ext.rego": "package hcp.ext\n", "data.yaml": "deny: [no]\n"},
 			want: `^@/data\.yaml: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
@@ -71,8 +74,11 @@ func TestExtFoldersRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			treetest.Write(t, ext, c.files)
-			o := runInProcess(t, 0, "eval", filepath.Join(dir, "pack"), "--grants", filepath.Join(dir, "grants.json"),
-				"--input", filepath.Join(dir, "input.json"), "--ext", ext)
+			args := []string{"eval", filepath.Join(dir, "pack"), "--grants", filepath.Join(dir, "grants.json"), "--input", filepath.Join(dir, "input.json"), "--ext", ext}
+			if c.twice {
+				args = append(args, "--ext", ext)
+			}
+			o := runInProcess(t, 0, args...)
 			want := regexp.MustCompile(strings.ReplaceAll(c.want, "@", regexp.QuoteMeta(ext)))
 			if o.code != exitBadInput || o.stdout != "" || !want.MatchString(o.stderr) {
 				t.Errorf("exit %d, stdout %.200q, stderr %.300q; want exit 2 and %s", o.code, o.stdout, o.stderr, want)
