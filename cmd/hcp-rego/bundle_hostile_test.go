@@ -103,18 +103,24 @@ func tarball(t *testing.T, dir string, write func(io.Writer)) string {
 	return path
 }
 
+// oneModule writes a bundle that holds one module, name, and returns its
+// path.
+func oneModule(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	return tarball(t, dir, func(w io.Writer) {
+		tw := tar.NewWriter(w)
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(src))})
+		tw.Write([]byte(src))
+		tw.Close()
+	})
+}
+
 // TestBundleModuleErrorPositioned checks that a module of a bundle that
 // does not parse is named inside the bundle at line and column, one
 // problem a line, without the source lines and carets OPA quotes.
 func TestBundleModuleErrorPositioned(t *testing.T) {
 	dir, _ := fixture(t, nil)
-	bundle := tarball(t, dir, func(w io.Writer) {
-		src := "package hcp.authz\n\nx := \n"
-		tw := tar.NewWriter(w)
-		tw.WriteHeader(&tar.Header{Name: "/hcp/authz/x.rego", Mode: 0o644, Size: int64(len(src))})
-		tw.Write([]byte(src))
-		tw.Close()
-	})
+	bundle := oneModule(t, dir, "/hcp/authz/x.rego", "package hcp.authz\n\nx := \n")
 	o := runInProcess(t, 0, "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
 	line := regexp.MustCompile(`^` + regexp.QuoteMeta(bundle) + `: bundle refused: hcp/authz/x\.rego:4:\d+: unexpected eof token`)
 	lines := strings.Split(strings.TrimSuffix(o.stderr, "\n"), "\n")
@@ -133,13 +139,7 @@ func TestBundleModuleErrorPositioned(t *testing.T) {
 // cannot send terminal escapes.
 func TestBundleModuleNamePrintable(t *testing.T) {
 	dir, _ := fixture(t, nil)
-	bundle := tarball(t, dir, func(w io.Writer) {
-		src := "package hcp.authz\n\nx := \n"
-		tw := tar.NewWriter(w)
-		tw.WriteHeader(&tar.Header{Name: "/hcp/authz/x\x1b[31m.rego", Mode: 0o644, Size: int64(len(src))})
-		tw.Write([]byte(src))
-		tw.Close()
-	})
+	bundle := oneModule(t, dir, "/hcp/authz/x\x1b[31m.rego", "package hcp.authz\n\nx := \n")
 	o := runInProcess(t, 0, "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
 	if o.code != exitBadInput || strings.Contains(o.stderr, "\x1b") || !strings.Contains(o.stderr, `\x1b[31m.rego`) {
 		t.Errorf("exit %d, stderr %q; want exit 2 and the module name quoted", o.code, o.stderr)
