@@ -101,7 +101,7 @@ func inParallel[T any](items []string, load func(string) loaded[T]) []loaded[T] 
 // partial model that Load returns.
 func Open(packArgs, grantFiles []string) (*Model, error) {
 	dirs, dirErr := PackDirs(packArgs)
-	m, err := Load(dirs, onceEach(tidied(slices.Clone(grantFiles))))
+	m, err := Load(dirs, tidied(slices.Clone(grantFiles)))
 	if dirErr == nil {
 		return m, err
 	}

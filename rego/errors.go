@@ -66,27 +66,18 @@ func InBundle(err error, b *bundle.Bundle, name string, ext bool) error {
 	}
 	var errs, out source.Errors
 	errs.Merge("", err)
+	anyInside := false
 	for _, e := range errs {
 		if !inside[e.File] {
 			out = append(out, e)
 			continue
 		}
+		anyInside = true
 		module := source.Printable(strings.TrimPrefix(e.File, "/"))
 		out = append(out, &source.Error{File: name + ": " + module, Pos: e.Pos, Msg: e.Msg})
 	}
-	if ext && countInside(errs, inside) > 0 {
+	if ext && anyInside {
 		out.Add("--ext", source.Pos{}, "the runtime's modules, loaded beside %s, may be at fault: deny and confirm in package hcp.ext must be sets of strings", name)
 	}
 	return out.Err()
-}
-
-// countInside counts the errors located in the bundle's modules.
-func countInside(errs source.Errors, inside map[string]bool) int {
-	n := 0
-	for _, e := range errs {
-		if inside[e.File] {
-			n++
-		}
-	}
-	return n
 }

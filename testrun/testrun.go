@@ -115,7 +115,7 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 	r.regoTests = tests
 	packs, grants := r.allInputs()
 	r.model, err = compile.Load(packs, grants)
-	if packsMissing && r.model != nil {
+	if packsMissing {
 		r.model.MarkPacksMissing()
 	}
 	errs.Merge("", compile.LintLoaded(r.lintView(), err))
@@ -156,9 +156,6 @@ func (r *run) allInputs() (packs, grants []string) {
 // and every grant on a loaded pack, is linted in full, so a mistyped
 // pack_id in the tested tree is still a finding.
 func (r *run) lintView() *compile.Model {
-	if r.model == nil {
-		return nil
-	}
 	found := map[string]bool{}
 	for _, f := range r.found.GrantFiles {
 		found[filepath.ToSlash(f)] = true

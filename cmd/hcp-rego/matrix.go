@@ -234,7 +234,7 @@ func loadTree(dir string) (*compile.Model, error) {
 	found, err := compile.Discover([]string{dir})
 	errs.Merge(dir, err)
 	m, err := compile.Load(found.Packs, found.GrantFiles)
-	if found.Incomplete && m != nil {
+	if found.Incomplete {
 		m.MarkPacksMissing() // the folder discovery could not walk may hold them
 	}
 	errs.Merge(dir, compile.LintLoaded(m, err))
