@@ -48,19 +48,12 @@ func claudeNames(server string, tools []Tool) []Note {
 }
 
 // claudeCharsNote is the note on tools whose names hold characters that
-// Claude Code turns into _.
+// Claude Code turns into _: of an MCP tool name's, only ".".
 func claudeCharsNote(server string, odd []string) Note {
 	return Note{Harness: ClaudeCode, Text: fmt.Sprintf(
 		"written as seed 004 writes them (%s), but Claude Code turns characters other than letters, digits, _ and - into _ when it names an MCP tool (%s), "+
 			"so these rules may match no tool and the session's mode decides: check them with /doctor before relying on them: %s",
-		ClaudeRule(server, odd[0]), ClaudeRule(server, strings.Map(claudeChar, odd[0])), strings.Join(odd, ", "))}
-}
-
-func claudeChar(r rune) rune {
-	if claudeToolChars.MatchString(string(r)) {
-		return r
-	}
-	return '_'
+		ClaudeRule(server, odd[0]), ClaudeRule(server, strings.ReplaceAll(odd[0], ".", "_")), strings.Join(odd, ", "))}
 }
 
 // openCodeNames notes the rules whose action OpenCode may not register:
