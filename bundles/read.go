@@ -3,7 +3,6 @@ package bundles
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -118,8 +117,11 @@ func refused(path string, err error) error {
 	errs.Merge("", hcprego.PositionedErrors("", err))
 	var out source.Errors
 	for _, e := range errs {
-		e.File = source.Printable(strings.TrimPrefix(e.File, "/"))
-		out.Add(path, source.Pos{}, "bundle refused: %s", e.Error())
+		if e.File == "" {
+			out.Add(path, source.Pos{}, "bundle refused: %s", e.Msg)
+			continue
+		}
+		out = append(out, hcprego.ModuleError(path+": bundle refused", e))
 	}
 	return out.Err()
 }

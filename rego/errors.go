@@ -73,11 +73,19 @@ func InBundle(err error, b *bundle.Bundle, name string, ext bool) error {
 			continue
 		}
 		anyInside = true
-		module := source.Printable(strings.TrimPrefix(e.File, "/"))
-		out = append(out, &source.Error{File: name + ": " + module, Pos: e.Pos, Msg: e.Msg})
+		out = append(out, ModuleError(name, e))
 	}
 	if ext && anyInside {
 		out.Add("--ext", source.Pos{}, "the runtime's modules, loaded beside %s, may be at fault: deny and confirm in package hcp.ext must be sets of strings", name)
 	}
 	return out.Err()
+}
+
+// ModuleError is e, located in a module of the bundle named name, as
+// "name: module:line:col: message": the module path without its leading
+// "/", quoted when it holds a control character, and the position kept, so
+// that errors sort by module, line and column.
+func ModuleError(name string, e *source.Error) *source.Error {
+	module := source.Printable(strings.TrimPrefix(e.File, "/"))
+	return &source.Error{File: name + ": " + module, Pos: e.Pos, Msg: e.Msg}
 }
