@@ -4,14 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math/big"
-	"regexp"
 	"slices"
 
 	"github.com/hcp-rego/hcp-rego/source"
 )
-
-var numeric = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 
 // ruleMismatch says why an exact allow rule does not match the call, or
 // "" when it matches (SPEC §3.4, README item 8).
@@ -73,9 +69,9 @@ func limitMismatch(name string, args map[string]any, limit any) string {
 	if !ok {
 		return fmt.Sprintf("limits[%q] is not an object", name)
 	}
-	bounds := map[string]*big.Rat{}
+	bounds := map[string]*source.Decimal{}
 	for k, b := range l {
-		n, ok := number(b)
+		n, ok := source.LimitNumber(b)
 		if (k != "min" && k != "max") || !ok {
 			return fmt.Sprintf("limits[%q] must hold only numbers min and max", name)
 		}
@@ -85,34 +81,16 @@ func limitMismatch(name string, args map[string]any, limit any) string {
 	if !present {
 		return ""
 	}
-	x, ok := number(v)
+	x, ok := source.LimitNumber(v)
 	switch {
 	case !ok:
-		return fmt.Sprintf("argument %q is %s, not a number", name, jsonText(v))
+		return fmt.Sprintf("argument %q is %s, not a number of at most %d characters", name, jsonText(v), source.MaxNumberLen)
 	case bounds["min"] != nil && x.Cmp(bounds["min"]) < 0:
 		return fmt.Sprintf("argument %q is %s, below min %s", name, jsonText(v), jsonText(l["min"]))
 	case bounds["max"] != nil && x.Cmp(bounds["max"]) > 0:
 		return fmt.Sprintf("argument %q is %s, above max %s", name, jsonText(v), jsonText(l["max"]))
 	}
 	return ""
-}
-
-// number reads a JSON number or a numeric string.
-func number(v any) (*big.Rat, bool) {
-	var text string
-	switch n := v.(type) {
-	case json.Number:
-		text = n.String()
-	case string:
-		if !numeric.MatchString(n) {
-			return nil, false
-		}
-		text = n
-	default:
-		return nil, false
-	}
-	r, ok := new(big.Rat).SetString(text)
-	return r, ok
 }
 
 // objectMember is the object at key of o: {} when absent, and not ok when

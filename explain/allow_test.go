@@ -62,6 +62,26 @@ func TestRuleMismatchNestedNumbers(t *testing.T) {
 	}
 }
 
+// Numbers compare exactly, and only up to 64 characters (SPEC §3.4), as
+// the decision does.
+func TestRuleMismatchExactNumbers(t *testing.T) {
+	long := "1" + strings.Repeat("0", 64)
+	call := readCall(decode(t, `{"principal": {"id": "a"}, "pack_id": "p", "verb_key": "send",
+		"args": {"amount": 12.500000000000000010, "big": `+long+`}}`))
+	tests := []struct{ rule, want string }{
+		{`{"pack_id": "p", "verb_key": "send", "args": {"amount": 12.500000000000000010, "big": ` + long + `}}`, ""},
+		{`{"pack_id": "p", "verb_key": "send", "args": {"amount": 12.50, "big": ` + long + `}}`, `argument "amount" is 12.500000000000000010, the rule pins 12.50`},
+		{`{"pack_id": "p", "verb_key": "send", "args": {"big": ` + long + `}, "limits": {"amount": {"max": "12.50"}}}`, `argument "amount" is 12.500000000000000010, above max "12.50"`},
+		{`{"pack_id": "p", "verb_key": "send", "args": {"amount": 12.500000000000000010}, "limits": {"big": {"min": 0}}}`, `argument "big" is ` + long + `, not a number of at most 64 characters`},
+		{`{"pack_id": "p", "verb_key": "send", "args": {"amount": 12.500000000000000010, "big": ` + long + `0e-1}}`, `argument "big" is ` + long + `, the rule pins ` + long + `0e-1`},
+	}
+	for _, tt := range tests {
+		if got := ruleMismatch(decode(t, tt.rule), call); got != tt.want {
+			t.Errorf("rule %s:\n got  %q\n want %q", tt.rule, got, tt.want)
+		}
+	}
+}
+
 // TestDescribeLand checks what the land step says for each land and fact.
 func TestDescribeLand(t *testing.T) {
 	tests := []struct{ land, input, want string }{

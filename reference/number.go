@@ -2,19 +2,20 @@ package reference
 
 import (
 	"encoding/json"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
 )
 
 // decimal is an exact number, sign × 0.digits × 10^exp, with digits free of
-// leading and trailing zeros; zero has no digits. Comparing two decimals
-// costs no more than reading them, however large their exponents, so a
-// hostile "1e999999999" stays cheap where math/big would expand it.
+// leading and trailing zeros; zero has no digits. The exponent is a big
+// integer, since 64 characters can write one of sixty digits; the digits
+// never need arithmetic at all.
 type decimal struct {
 	neg    bool
 	digits string
-	exp    int64
+	exp    *big.Int
 }
 
 var (
@@ -24,28 +25,31 @@ var (
 	numericString = regexp.MustCompile(`^-?[0-9]+(?:\.[0-9]+)?$`)
 )
 
-// maxExp bounds exponents so that exp arithmetic cannot overflow; no
-// input of a few MiB can tell two exponents beyond it apart.
-const maxExp = 1 << 58
+// maxNumberLen is the longest number, as written, that an allow rule
+// judges (SPEC §3.4): a longer one fails a limit, whatever its value.
+const maxNumberLen = 64
 
 // numberOf reads v as a number the way an allow rule's limits do: a JSON
-// number, or a string of the form -?[0-9]+(\.[0-9]+)?. Anything else,
-// a boolean too, is not a number.
+// number, or a string of the form -?[0-9]+(\.[0-9]+)?, of at most
+// maxNumberLen characters as written. Anything else, a boolean too, is not
+// a number.
 func numberOf(v any) (decimal, bool) {
-	switch v := v.(type) {
-	case string:
-		if !numericString.MatchString(v) {
-			return decimal{}, false
-		}
-		return parseDecimal(v), true
-	default:
-		return jsonNumberOf(v)
+	text, ok := v.(string)
+	if ok && !numericString.MatchString(text) {
+		return decimal{}, false
 	}
+	if !ok {
+		text, ok = jsonNumberText(v)
+	}
+	if !ok || len(text) > maxNumberLen {
+		return decimal{}, false
+	}
+	return parseDecimal(text), true
 }
 
-// jsonNumberOf reads v as a JSON number value (json.Number, or float64 as
-// plain encoding/json decodes numbers).
-func jsonNumberOf(v any) (decimal, bool) {
+// jsonNumberText is the text of a JSON number value (json.Number, or
+// float64 as plain encoding/json decodes numbers).
+func jsonNumberText(v any) (string, bool) {
 	var text string
 	switch v := v.(type) {
 	case json.Number:
@@ -53,44 +57,28 @@ func jsonNumberOf(v any) (decimal, bool) {
 	case float64:
 		text = strconv.FormatFloat(v, 'g', -1, 64)
 	default:
-		return decimal{}, false
+		return "", false
 	}
-	if !jsonNumber.MatchString(text) {
-		return decimal{}, false
-	}
-	return parseDecimal(text), true
+	return text, jsonNumber.MatchString(text)
 }
 
 // parseDecimal reads text that matches jsonNumber or numericString.
 func parseDecimal(text string) decimal {
-	var d decimal
+	d := decimal{exp: new(big.Int)}
 	text, d.neg = strings.CutPrefix(text, "-")
 	mantissa, exponent, _ := strings.Cut(strings.ToLower(text), "e")
 	whole, frac, _ := strings.Cut(mantissa, ".")
 	digits := whole + frac
-	d.exp = int64(len(whole)) + parseExp(exponent)
 	trimmed := strings.TrimLeft(digits, "0")
-	d.exp -= int64(len(digits) - len(trimmed))
 	d.digits = strings.TrimRight(trimmed, "0")
 	if d.digits == "" {
-		return decimal{}
+		return decimal{exp: new(big.Int)}
 	}
+	if exponent != "" {
+		d.exp.SetString(strings.TrimPrefix(exponent, "+"), 10)
+	}
+	d.exp.Add(d.exp, big.NewInt(int64(len(whole)-(len(digits)-len(trimmed)))))
 	return d
-}
-
-// parseExp reads an exponent such as "+12" or "-3" ("" is 0), clamped to
-// ±maxExp.
-func parseExp(s string) int64 {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimLeft(s, "+-")
-	var e int64
-	for _, r := range s {
-		e = min(e*10+int64(r-'0'), maxExp)
-	}
-	if neg {
-		return -e
-	}
-	return e
 }
 
 // sign is -1, 0 or 1.
@@ -109,14 +97,14 @@ func (d decimal) cmp(o decimal) int {
 	if a, b := d.sign(), o.sign(); a != b || a == 0 {
 		return compareInts(a, b)
 	}
-	magnitude := compareInts(d.exp, o.exp)
+	magnitude := d.exp.Cmp(o.exp)
 	if magnitude == 0 {
 		magnitude = strings.Compare(d.digits, o.digits)
 	}
 	return magnitude * d.sign()
 }
 
-func compareInts[T int | int64](a, b T) int {
+func compareInts(a, b int) int {
 	switch {
 	case a < b:
 		return -1
@@ -126,12 +114,21 @@ func compareInts[T int | int64](a, b T) int {
 	return 0
 }
 
-// jsonEqual reports whether two decoded JSON values are equal, numbers by
-// value (1 equals 1.0) and never equal to strings or booleans.
+// jsonEqual reports whether two decoded JSON values are equal, never a
+// number and a string or boolean. Numbers of at most maxNumberLen
+// characters are equal by value (1 equals 1.0); a longer number equals
+// only the same text, so that no pinned argument costs more than its
+// length to judge.
 func jsonEqual(a, b any) bool {
-	if x, ok := jsonNumberOf(a); ok {
-		y, ok := jsonNumberOf(b)
-		return ok && x.cmp(y) == 0
+	if x, ok := jsonNumberText(a); ok {
+		y, ok := jsonNumberText(b)
+		if !ok {
+			return false
+		}
+		if max(len(x), len(y)) > maxNumberLen {
+			return x == y
+		}
+		return parseDecimal(x).cmp(parseDecimal(y)) == 0
 	}
 	switch a := a.(type) {
 	case map[string]any:

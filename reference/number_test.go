@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -33,6 +34,18 @@ func TestNumberCompare(t *testing.T) {
 		{json.Number("1e-99999999999999999999"), json.Number("0"), 1},
 		{float64(2.5), "2.50", 0},
 		{"123456789012345678901234567890", "123456789012345678901234567891", -1},
+		// Exact where float64 rounds (SPEC §3.4).
+		{"12.500000000000000010", json.Number("12.50"), 1},
+		{json.Number("1000000000000000063.10"), json.Number("1000000000000000000.50"), 1},
+		{json.Number("12.500000000000000010"), json.Number("12.5"), 1},
+		{json.Number("-0"), json.Number("0.0"), 0},
+		{json.Number("1e2"), "100.000", 0},
+		// Exponents beyond int64, within 64 characters.
+		{json.Number("1e" + strings.Repeat("9", 60)), json.Number("1e" + strings.Repeat("9", 59) + "8"), 1},
+		{json.Number("1e-" + strings.Repeat("9", 60)), json.Number("1e-" + strings.Repeat("9", 59) + "8"), -1},
+		{json.Number("-1e" + strings.Repeat("9", 60)), json.Number("-1e" + strings.Repeat("9", 59) + "8"), -1},
+		// 64 characters as written.
+		{strings.Repeat("9", 64), "1" + strings.Repeat("0", 63), 1},
 	}
 	for _, tt := range tests {
 		a, okA := numberOf(tt.a)
@@ -53,12 +66,17 @@ func TestNumberCompare(t *testing.T) {
 // TestNotNumbers lists values a limit never counts as numbers.
 func TestNotNumbers(t *testing.T) {
 	for _, v := range []any{true, false, nil, "", "-", "1.", ".5", "+1", "1e3", " 1", "1 ", "0x10", "NaN", "½",
-		[]any{json.Number("1")}, map[string]any{}, json.Number("01"), json.Number("1."), json.Number("NaN")} {
+		[]any{json.Number("1")}, map[string]any{}, json.Number("01"), json.Number("1."), json.Number("NaN"),
+		json.Number(long), long, json.Number("1e" + strings.Repeat("0", 63)), "-" + strings.Repeat("1", 64),
+		"1" + strings.Repeat("0", 1<<20)} {
 		if _, ok := numberOf(v); ok {
 			t.Errorf("numberOf(%#v) counts as a number", v)
 		}
 	}
 }
+
+// long is a number of 65 characters.
+var long = "1" + strings.Repeat("0", 64)
 
 // TestJSONEqual holds pinned-argument equality: deep, numbers by value.
 func TestJSONEqual(t *testing.T) {
@@ -79,6 +97,13 @@ func TestJSONEqual(t *testing.T) {
 		{`{"a": 1}`, `{"a": 1, "b": 2}`, false},
 		{`{"a": {"b": [null]}}`, `{"a": {"b": [null]}}`, true},
 		{`{"a": 1}`, `{"b": 1}`, false},
+		{`12.500000000000000010`, `12.50`, false},
+		{`[1e2]`, `[100.0]`, true},
+		// Longer than 64 characters: equal only as written.
+		{long, long, true},
+		{long, long + "0", false},
+		{long, long + "e0", false},
+		{`"` + long + `"`, long, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.a+" "+tt.b, func(t *testing.T) {

@@ -5,11 +5,23 @@
 # every pinned argument is in the call with an equal value, every argument
 # of the call is pinned or limited, and every limited argument the call
 # carries is a number within its bounds. Anything else matches nothing.
+#
+# Numbers from the input are never compared with OPA's own number
+# comparison, which rounds some decimals to float64 ("12.500000000000000010"
+# equals 12.50 there) and costs seconds, or panics, on a megabyte of digits.
+# They are read as exact decimals of at most 64 characters (_decimal_text)
+# and compared as such.
 package hcp.authz
 
 _rule_fields := {"pack_id", "verb_key", "args", "limits"}
 
-_allow_rule_matches(rule) if {
+# _allow_rule_matches holds when allow rule i of the input matches the
+# call. Its functions take the rule's index and argument names, never a
+# value from the input: OPA caches a function's results by its arguments,
+# compared as OPA compares numbers, so 12.50 would be served what
+# 12.500000000000000010 got.
+_allow_rule_matches(i) if {
+	rule := input.access.allow[i]
 	count(object.keys(rule) - _rule_fields) == 0
 	rule.pack_id == input.pack_id
 	is_string(rule.verb_key)
@@ -18,50 +30,129 @@ _allow_rule_matches(rule) if {
 	is_object(pinned)
 	limits := object.get(rule, "limits", {})
 	is_object(limits)
-	args := object.get(input, "args", {})
-	every name, value in pinned {
-		args[name] == value
+	every name, _ in pinned {
+		_pin_holds(i, name)
 	}
-	every name, _ in args {
-		_named_by(name, pinned, limits)
+	every name, _ in _args {
+		_named_by(i, name)
 	}
-	every name, limit in limits {
-		_limit_holds(args, name, limit)
+	every name, _ in limits {
+		_limit_holds(i, name)
 	}
 }
 
-_named_by(name, pinned, _) if name in object.keys(pinned)
+_named_by(i, name) if name in object.keys(input.access.allow[i].args)
 
-_named_by(name, _, limits) if name in object.keys(limits)
+_named_by(i, name) if name in object.keys(input.access.allow[i].limits)
 
-# _limit_holds checks the shape of one limit, and the bound when the call
-# carries the argument.
-_limit_holds(args, name, limit) if {
-	_limit_shape(limit)
-	not name in object.keys(args)
+# _pin_holds holds when the call carries pinned argument name of rule i
+# with an equal value (_same_json).
+_pin_holds(i, name) if {
+	want := input.access.allow[i].args[name]
+	_same_json(json.marshal(_args[name]), json.marshal(want))
 }
 
-_limit_holds(args, name, limit) if {
-	_limit_shape(limit)
-	x := _number(args[name])
-	not x < _number(object.get(limit, "min", x))
-	not x > _number(object.get(limit, "max", x))
+# _same_json holds when two JSON texts (as json.marshal writes them, keys
+# sorted) hold equal values: the same tokens, but that numbers of at most
+# 64 characters are equal by value (_number). The tokens are strings,
+# numbers, and the runs of anything else between them, so a string never
+# equals a number.
+_same_json(text, text)
+
+_same_json(a, b) if {
+	a != b
+	tokens_a := regex.find_n(_json_token, a, -1)
+	tokens_b := regex.find_n(_json_token, b, -1)
+	count(tokens_a) == count(tokens_b)
+	every k, t in tokens_a {
+		_same_token(t, tokens_b[k])
+	}
 }
 
-_limit_shape(limit) if {
+_json_token := `"(?:[^"\\]|\\.)*"|-?[0-9][-+.eE0-9]*|[^-"0-9]+`
+
+_same_token(t, t)
+
+_same_token(a, b) if _number(a) == _number(b)
+
+# _limit_holds checks the shape of limit name of rule i, and the bound when
+# the call carries the argument.
+_limit_holds(i, name) if {
+	_bounds(i, name)
+	not name in object.keys(_args)
+}
+
+_limit_holds(i, name) if {
+	bounds := _bounds(i, name)
+	x := _arg_numbers[name]
+	_at_most(object.get(bounds, "min", x), x)
+	_at_most(x, object.get(bounds, "max", x))
+}
+
+# _bounds is limit name of rule i with its bounds as decimals, when it is
+# an object of min and max that are numbers a limit can judge.
+_bounds(i, name) := bounds if {
+	limit := input.access.allow[i].limits[name]
 	is_object(limit)
 	count(object.keys(limit) - {"min", "max"}) == 0
-	every bound in limit {
-		_number(bound)
-	}
+	bounds := object.union(
+		{k: d | some k, v in limit; is_string(v); d := _numeric_string(v)},
+		{k: d | some k, v in limit; is_number(v); d := _number(json.marshal(v))},
+	)
+	count(bounds) == count(limit)
 }
 
-# _number reads a JSON number, or a string of the form -?[0-9]+(\.[0-9]+)?
-# as the exact number it writes: read as JSON once its leading zeros are
-# gone ("007" is 7), since to_number's float64 fails from 1e309 on.
-_number(x) := x if is_number(x)
+# _arg_numbers maps each argument that a limit can judge to its decimal.
+_arg_numbers := object.union(
+	{name: d | some name, v in _args; is_string(v); d := _numeric_string(v)},
+	{name: d | some name, v in _args; is_number(v); d := _number(json.marshal(v))},
+)
 
-_number(x) := json.unmarshal(regex.replace(x, `^(-?)0+([0-9])`, "$1$2")) if {
-	is_string(x)
-	regex.match(`^-?[0-9]+(\.[0-9]+)?$`, x)
+# _numeric_string reads a string of the form -?[0-9]+(\.[0-9]+)? of at most
+# 64 characters, its length checked before anything else reads it.
+_numeric_string(s) := _decimal_text(s) if {
+	count(s) <= 64
+	regex.match(`^-?[0-9]+(\.[0-9]+)?$`, s)
 }
+
+# _number reads the JSON text of a number of at most 64 characters.
+_number(text) := _decimal_text(text) if count(text) <= 64
+
+# _decimal_text is the exact value of a number's text as [sign, exponent,
+# digits]: sign -1, 0 or 1, and value = sign × 0.digits × 10^exponent, the
+# digits without leading or trailing zeros. Zero is [0, 0, ""]. The
+# exponent is an integer, which OPA compares and adds exactly however
+# large; the digits compare as text once the exponents are equal.
+_decimal_text(text) := _decimal_of(sign, trim_right(significant, "0"), exponent) if {
+	[[_, sign, whole, fraction, exp_sign, exp_digits]] := regex.find_all_string_submatch_n(
+		`^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([-+]?)0*([0-9]+))?$`,
+		text, 1,
+	)
+	digits := concat("", [whole, fraction])
+	significant := trim_left(digits, "0")
+	exponent := ((count(whole) - count(digits)) + count(significant)) + _exponent(exp_sign, exp_digits)
+}
+
+_decimal_of(_, "", _) := [0, 0, ""]
+
+_decimal_of("-", digits, exponent) := [-1, exponent, digits] if digits != ""
+
+_decimal_of("", digits, exponent) := [1, exponent, digits] if digits != ""
+
+_exponent(_, "") := 0
+
+_exponent("-", digits) := 0 - to_number(digits) if digits != ""
+
+_exponent(sign, digits) := to_number(digits) if {
+	sign != "-"
+	digits != ""
+}
+
+# _at_most holds when decimal a is at most decimal b.
+_at_most([s, _, _], [t, _, _]) if s < t
+
+_at_most([0, _, _], [0, _, _])
+
+_at_most([1, e, m], [1, f, n]) if [e, m] <= [f, n]
+
+_at_most([-1, e, m], [-1, f, n]) if [f, n] <= [e, m]

@@ -2,6 +2,7 @@ package rego_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"sync"
@@ -101,6 +102,8 @@ var extLayers = []struct {
 	{"confirm set", "package hcp.ext\n\nconfirm contains \"new payee\"\n", reference.Ext{Confirm: []any{"new payee"}}},
 	{"confirm object", "package hcp.ext\n\nconfirm := {\"z\": false, \"a\": 1}\n", reference.Ext{Confirm: map[string]any{"z": false, "a": 1}}},
 	{"confirm array with numbers", "package hcp.ext\n\nconfirm := [\"x\", 3, \"x\"]\n", reference.Ext{Confirm: []any{"x", 3, "x"}}},
+	{"deny numbers OPA calls equal", "package hcp.ext\n\ndeny := [12.500000000000000010, 12.50]\n", reference.Ext{Deny: []any{json.Number("12.500000000000000010"), json.Number("12.50")}}},
+	{"confirm numbers OPA calls equal", "package hcp.ext\n\nconfirm := [12.50, 12.500000000000000010]\n", reference.Ext{Confirm: []any{json.Number("12.50"), json.Number("12.500000000000000010")}}},
 	{"both", "package hcp.ext\n\ndeny := [\"stop\"]\n\nconfirm := [\"ask\"]\n", reference.Ext{Deny: []any{"stop"}, Confirm: []any{"ask"}}},
 }
 

@@ -51,7 +51,7 @@ _fast := {
 	# line (compile.PreviewText).
 	preview := split(text, "\n")
 	args := object.get(input, "args", {})
-	words := [_word(args[name]) | some name in array.slice(preview, 2, count(preview))]
+	words := [_shell_word(_arg_texts[name]) | some name in array.slice(preview, 2, count(preview))]
 	count(words) == count(preview) - 2
 } else := {
 	"allow": true,

@@ -4,29 +4,33 @@ package hcp.authz
 # A runtime rule fires unless it is undefined, false, null or an empty
 # collection; anything else fires (fail closed), and its reasons are the
 # members of a set or array, the keys of an object, or the value itself.
-_deny_reasons := _reasons(data.hcp.ext.deny)
+_deny_reasons := _reasons("deny")
 
-_confirm_reasons := _reasons(data.hcp.ext.confirm)
+_confirm_reasons := _reasons("confirm")
 
 _runtime_gate if _confirm_reasons != []
 
 _runtime_denied := object.union(_deny("runtime_denied", "denied by runtime policy", _granted), {"reasons": _deny_reasons})
 
-_reasons(v) := [] if {
-	v in {false, null}
-} else := sort({_reason(x) | some x in v}) if {
-	_is_list(v)
-} else := sort({_reason(k) | some k, _ in v}) if {
-	is_object(v)
-} else := [_reason(v)]
+# _reasons takes the rule's name, not its value: OPA caches a function's
+# results by its arguments, compared as OPA compares numbers, so a value
+# holding 12.50 would be served the reasons of one holding
+# 12.500000000000000010. For the same reason each reason's text (a string
+# as is, anything else as JSON) is made in the comprehensions, never by a
+# function given the value.
+_reasons(rule) := [] if {
+	data.hcp.ext[rule] in {false, null}
+} else := sort({x | some x in data.hcp.ext[rule]; is_string(x)} | {json.marshal(x) | some x in data.hcp.ext[rule]; not is_string(x)}) if {
+	_is_list(data.hcp.ext[rule])
+} else := sort({k | some k, _ in data.hcp.ext[rule]; is_string(k)} | {json.marshal(k) | some k, _ in data.hcp.ext[rule]; not is_string(k)}) if {
+	is_object(data.hcp.ext[rule])
+} else := [data.hcp.ext[rule]] if {
+	is_string(data.hcp.ext[rule])
+} else := [json.marshal(data.hcp.ext[rule])]
 
 _is_list(v) if is_array(v)
 
 _is_list(v) if is_set(v)
-
-_reason(x) := x if is_string(x)
-
-else := json.marshal(x)
 
 # The gate passes when the row has none and no runtime rule adds one; a
 # "true" gate (the row's, or a runtime's) in mode run; confirm or apply; or
@@ -46,8 +50,8 @@ _gate_passed if input.confirm == true
 _gate_passed if input.apply == true
 
 _gate_passed if {
-	some rule in input.access.allow
-	_allow_rule_matches(rule)
+	some i, _ in input.access.allow
+	_allow_rule_matches(i)
 }
 
 _confirm_required := {

@@ -5,6 +5,16 @@ package hcp.authz
 
 _args := object.get(input, "args", {})
 
+# _arg_texts maps each argument to its text: a string as is, anything else
+# as its JSON text. Rendering reads arguments only from here, and its
+# functions take text: OPA caches a function's results by its arguments,
+# compared as OPA compares numbers, so a function given 12.50 would be
+# served what it returned for 12.500000000000000010.
+_arg_texts := object.union(
+	{name: v | some name, v in _args; is_string(v)},
+	{name: json.marshal(v) | some name, v in _args; not is_string(v)},
+)
+
 _preview := {"command": _call.key, "args": _args, "cli": _cli} if {
 	_cli
 } else := {"command": _call.key, "args": _args}
@@ -25,22 +35,14 @@ _template := split(substring(_row_text, i + 3, -1), "\n")[0] if {
 _cli := sprintf(format, words) if {
 	is_string(_template)
 	names := regex.find_all_string_submatch_n(`\{([^{}]+)\}`, _template, -1)
-	words := [_word(_args[name]) | some [_, name] in names]
+	words := [_shell_word(_arg_texts[name]) | some [_, name] in names]
 	count(words) == count(names)
 	format := concat("", [regex.replace(replace(_template, "%", "%%"), `\{[^{}]+\}`, "%s"), _confirm_suffix])
 } else := _rendered if _tokens
 
-# _word renders an argument as one shell word: a string as is, anything
-# else as its JSON text; single-quoted when empty or holding a character
-# outside [A-Za-z0-9._/:@%+=,-]. (A string takes no further call.)
-_word(v) := v if {
-	is_string(v)
-	regex.match(`^[A-Za-z0-9._/:@%+=,-]+$`, v)
-} else := concat("", ["'", replace(v, "'", `'\''`), "'"]) if {
-	is_string(v)
-} else := _shell_quote(json.marshal(v))
-
-_shell_quote(s) := s if regex.match(`^[A-Za-z0-9._/:@%+=,-]+$`, s)
+# _shell_word quotes an argument's text as one shell word: single-quoted
+# when it is empty or holds a character outside [A-Za-z0-9._/:@%+=,-].
+_shell_word(s) := s if regex.match(`^[A-Za-z0-9._/:@%+=,-]+$`, s)
 
 else := concat("", ["'", replace(s, "'", `'\''`), "'"])
 
@@ -56,18 +58,11 @@ _tokens := split(_template, " ") if {
 _placeholders := {i: substring(t, 1, count(t) - 2) | some i, t in _tokens; regex.match(`^\{[^{}]+\}$`, t)}
 
 # _values maps the position of each placeholder whose argument the call
-# carries to the argument as text: a string as is, anything else as JSON.
-_values := object.union(
-	{i: v | some i, name in _placeholders; v := _args[name]; is_string(v)},
-	{i: json.marshal(v) | some i, name in _placeholders; v := _args[name]; not is_string(v)},
-)
+# carries to the argument's text.
+_values := {i: _arg_texts[name] | some i, name in _placeholders}
 
-# _quoted is each value as a shell word: single-quoted when it is empty or
-# holds a character outside [A-Za-z0-9._/:@%+=,-].
-_quoted := object.union(
-	{i: v | some i, v in _values; regex.match(`^[A-Za-z0-9._/:@%+=,-]+$`, v)},
-	{i: concat("", ["'", replace(v, "'", `'\''`), "'"]) | some i, v in _values; not regex.match(`^[A-Za-z0-9._/:@%+=,-]+$`, v)},
-)
+# _quoted is each value as a shell word.
+_quoted := {i: _shell_word(v) | some i, v in _values}
 
 # _absent holds the placeholders whose argument the call does not carry;
 # each is dropped, with a --flag just before it.
