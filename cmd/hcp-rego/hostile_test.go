@@ -147,8 +147,9 @@ func placeHostile(t *testing.T, dir, target, kind string) int {
 
 // snapshot maps every file and folder under dir to a digest of its
 // content ("dir" for a folder, its target for a symbolic link), so that a
-// run that writes, removes or changes anything shows. A file over 1 MiB (a hostile input, never an
-// output) is known by its size and modification time.
+// run that writes, removes or changes anything shows. A file over 1 MiB
+// (a hostile input, never an output) is known by its size and
+// modification time.
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -162,8 +163,8 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			out[rel] = "dir"
 			return nil
 		case d.Type()&fs.ModeSymlink != 0:
-			// Known by where it points: what it names is listed itself,
-			// or is nothing.
+			// Known by where it points: a fixture's links point inside
+			// it, where what they name is listed itself (or is nothing).
 			target, err := os.Readlink(path)
 			out[rel] = "link to " + target
 			return err
