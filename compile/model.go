@@ -194,3 +194,14 @@ func (m *Model) MarkPacksMissing() { m.packsMissing = true }
 
 // Pack returns the pack with the given id, or nil.
 func (m *Model) Pack(id string) *Pack { return m.byID[id] }
+
+// Inputs are the paths m was read from: each pack's folder, manifest and
+// policy, and each grant file. A run's output must be none of them, nor
+// lie inside one of the folders (SPEC §5, bundles.CheckOutput).
+func (m *Model) Inputs() []string {
+	var paths []string
+	for _, p := range m.Packs {
+		paths = append(paths, p.Dir, p.ManifestFile, p.PolicyFile)
+	}
+	return append(paths, m.GrantFiles...)
+}

@@ -35,6 +35,8 @@ The same inputs give a byte-identical bundle (a PS256 or ES* signature is
 randomized by its algorithm, so a bundle signed so differs in
 .signatures.json only). The bundle is written to a temporary file beside
 FILE and renamed: a failed build writes nothing and leaves FILE as it was.
+FILE must not be an input (a pack's file, a grant file, the signing key),
+nor lie inside a pack folder read.
 
 --signing-key signs the bundle with OPA's .signatures.json: a PEM private
 key, or for HS256 a file holding the shared secret. --signing-alg is one of
@@ -67,6 +69,9 @@ func runBuild(s streams, o buildOptions) error {
 	}
 	m, err := compile.Checked(o.packs, o.grants)
 	if err != nil {
+		return badInput(err)
+	}
+	if err := bundles.CheckOutput(o.output, append(m.Inputs(), o.signing.KeyFile)); err != nil {
 		return badInput(err)
 	}
 	data, revision, err := bundles.Build(m, o.revision, signing)

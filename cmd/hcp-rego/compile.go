@@ -30,7 +30,8 @@ same bundle: opa run --bundle DIR, opa build --bundle DIR, opa check
 
 The folder is written beside DIR and renamed into place: on any error
 nothing is written and an existing DIR is untouched. An existing DIR is
-replaced only when it is empty or an earlier output of compile.`,
+replaced only when it is empty or an earlier output of compile. DIR must
+not be an input, lie inside a pack folder read, nor hold an input.`,
 		Example: `  hcp-rego compile testdata/packs --grants testdata/grants/acme.json -o hcp-modules
   opa check --strict --bundle hcp-modules && opa fmt --list --fail hcp-modules`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,6 +49,9 @@ replaced only when it is empty or an earlier output of compile.`,
 func runCompile(s streams, o compileOptions) error {
 	m, err := compile.Checked(o.packs, o.grants)
 	if err != nil {
+		return badInput(err)
+	}
+	if err := bundles.CheckOutput(o.output, m.Inputs()); err != nil {
 		return badInput(err)
 	}
 	b, err := bundles.Assemble(m, o.revision)

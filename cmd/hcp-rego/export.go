@@ -45,7 +45,7 @@ only in part (gemini's ask_user, a deny in a non-interactive run; cursor's
 ask, an omission that asks only in the Allowlist run mode) is written and
 noted. Ask is never written as allow. The file goes to stdout, or with -o
 to FILE through a temporary file and a rename: on any error nothing is
-written.`,
+written. FILE must not be an input, nor lie inside a pack folder read.`,
 		Example: `  hcp-rego export --harness claude-code --subject role:member testdata/seed004 --grants testdata/seed004/grants.json
   hcp-rego export --harness codex --subject role:dev --tenant acme --server hub -o codex.toml \
     testdata/packs --grants testdata/grants/acme.json`,
@@ -77,6 +77,9 @@ func runExport(ctx context.Context, s streams, o exportOptions) error {
 	}
 	m, err := compile.Checked(o.packs, o.grants)
 	if err != nil {
+		return badInput(err)
+	}
+	if err := bundles.CheckOutput(o.output, m.Inputs()); err != nil {
 		return badInput(err)
 	}
 	if _, err := pickSubjects(m, []string{o.subject}); err != nil {

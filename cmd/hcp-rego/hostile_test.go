@@ -146,9 +146,10 @@ func placeHostile(t *testing.T, dir, target, kind string) int {
 }
 
 // snapshot maps every file and folder under dir to a digest of its
-// content ("dir" for a folder), so that a run that writes, removes or
-// changes anything shows. A file over 1 MiB (a hostile input, never an
-// output) is known by its size and modification time.
+// content ("dir" for a folder, its target for a symbolic link), so that a
+// run that writes, removes or changes anything shows. A file over 1 MiB
+// (a hostile input, never an output) is known by its size and
+// modification time.
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -157,9 +158,16 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() {
+		switch {
+		case d.IsDir():
 			out[rel] = "dir"
 			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			// Known by where it points: a fixture's links point inside
+			// it, where what they name is listed itself (or is nothing).
+			target, err := os.Readlink(path)
+			out[rel] = "link to " + target
+			return err
 		}
 		if info, err := d.Info(); err == nil && info.Size() > 1<<20 {
 			out[rel] = fmt.Sprint(info.Size(), info.ModTime())
