@@ -86,7 +86,9 @@ func writeBundleFile(t *testing.T, dir string, data []byte) string {
 	return path
 }
 
-// tarball writes a gzip stream whose content write gives.
+// tarball writes a gzip stream whose content write gives, compressed
+// fast: tens of MiB of zeros take seconds at the default level under the
+// race detector.
 func tarball(t *testing.T, dir string, write func(io.Writer)) string {
 	t.Helper()
 	path := filepath.Join(dir, "hostile.tar.gz")
@@ -94,7 +96,7 @@ func tarball(t *testing.T, dir string, write func(io.Writer)) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zw := gzip.NewWriter(f)
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestSpeed)
 	write(zw)
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
@@ -201,7 +203,7 @@ const (
 // zeroFile is one zeroFileBytes file of zeros as a gzip member, made once.
 var zeroFile = sync.OnceValue(func() []byte {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	zw.Write(make([]byte, zeroFileBytes))
 	zw.Close()
 	return buf.Bytes()
