@@ -1,6 +1,7 @@
 // Package bundles assembles the OPA bundle of a checked model (SPEC §4.3)
 // with OPA's bundle package, writes it atomically and byte-identically,
-// signs it, and reads it back with signature verification.
+// signs it, and reads it back with signature verification, within limits
+// on its size counted as it is read.
 package bundles
 
 import (

@@ -136,7 +136,7 @@ func TestBuildHasNoTimestampsAndSortedMembers(t *testing.T) {
 }
 
 func TestBuildManifest(t *testing.T) {
-	b, err := bundles.Read(writeTemp(t, "b.tar.gz", build(t, "", nil)), nil)
+	b, err := bundles.Read(writeTemp(t, "b.tar.gz", build(t, "", nil)), nil, bundles.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestBuildManifest(t *testing.T) {
 }
 
 func TestRevisionFlag(t *testing.T) {
-	b, err := bundles.Read(writeTemp(t, "b.tar.gz", build(t, "v2026.11", nil)), nil)
+	b, err := bundles.Read(writeTemp(t, "b.tar.gz", build(t, "v2026.11", nil)), nil, bundles.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

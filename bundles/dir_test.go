@@ -59,7 +59,7 @@ func TestWriteDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertTree(t, out, dirTree())
-	read, err := bundles.Read(out, nil)
+	read, err := bundles.Read(out, nil, bundles.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

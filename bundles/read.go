@@ -1,6 +1,7 @@
 package bundles
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -78,11 +79,13 @@ func verificationKey(data []byte, alg string) (string, string, error) {
 }
 
 // Read reads the bundle at path, a .tar.gz file or a bundle directory,
-// with OPA's bundle reader. With v it verifies the signature first and
-// refuses a bundle that is unsigned, signed by another key, or holds a
-// file that differs from what was signed or was not signed at all; with v
-// nil it checks no signature. Every error names path.
-func Read(path string, v *Verification) (*bundle.Bundle, error) {
+// with OPA's bundle reader, within lim: a bundle over them is refused
+// with a *LimitError, in memory bounded by them. With v it verifies the
+// signature first and refuses a bundle that is unsigned, signed by
+// another key, or holds a file that differs from what was signed or was
+// not signed at all; with v nil it checks no signature. Every error names
+// path.
+func Read(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
 	var cfg *bundle.VerificationConfig
 	if v != nil {
 		var err error
@@ -90,7 +93,7 @@ func Read(path string, v *Verification) (*bundle.Bundle, error) {
 			return nil, err
 		}
 	}
-	loader, closeFile, err := open(path)
+	loader, closeFile, err := open(path, &budget{path: path, lim: lim})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -101,7 +104,10 @@ func Read(path string, v *Verification) (*bundle.Bundle, error) {
 	} else {
 		reader = reader.WithBundleVerificationConfig(cfg)
 	}
-	b, err := reader.WithSizeLimitBytes(MaxFileBytes).Read()
+	b, err := reader.WithSizeLimitBytes(lim.FileBytes).Read()
+	if over := (*LimitError)(nil); errors.As(err, &over) {
+		return nil, over
+	}
 	if err != nil {
 		return nil, refused(path, err)
 	}
@@ -129,8 +135,8 @@ func refused(path string, err error) error {
 // ReadDecisionBundle reads, as Read does, a bundle to decide with: one
 // that holds the hcp.authz decision library. Anything else is refused,
 // naming path.
-func ReadDecisionBundle(path string, v *Verification) (*bundle.Bundle, error) {
-	b, err := Read(path, v)
+func ReadDecisionBundle(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
+	b, err := Read(path, v, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +145,6 @@ func ReadDecisionBundle(path string, v *Verification) (*bundle.Bundle, error) {
 	}
 	return b, nil
 }
-
-// MaxFileBytes bounds each file of a bundle that Read accepts: a generated
-// module is a few kilobytes, and grant tables of a million grants are
-// about 50 MB.
-const MaxFileBytes = 64 << 20
 
 // hasLibrary reports whether b holds the decision library.
 func hasLibrary(b *bundle.Bundle) bool {
@@ -156,20 +157,19 @@ func hasLibrary(b *bundle.Bundle) bool {
 	return false
 }
 
-// open returns the loader for a bundle file or directory, and what closes
-// it. The loader refuses a file over MaxFileBytes by the size its header
-// or the file system gives, before reading it.
-func open(path string) (bundle.DirectoryLoader, func(), error) {
+// open returns the loader for a bundle file or directory, which reads its
+// files through b, and what closes it.
+func open(path string, b *budget) (bundle.DirectoryLoader, func(), error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, source.Pathless(err)
 	}
 	if info.IsDir() {
-		return bundle.NewDirectoryLoader(path).WithSizeLimitBytes(MaxFileBytes), func() {}, nil
+		return folderFiles(path, b), func() {}, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, source.Pathless(err)
 	}
-	return bundle.NewTarballLoader(f).WithSizeLimitBytes(MaxFileBytes), func() { f.Close() }, nil
+	return tarballFiles(f, b), func() { f.Close() }, nil
 }

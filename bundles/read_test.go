@@ -100,7 +100,7 @@ func TestReadVerifies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeTemp(t, "hcp.tar.gz", tt.bundle)
-			b, err := bundles.Read(path, tt.v)
+			b, err := bundles.Read(path, tt.v, bundles.DefaultLimits)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)
@@ -187,7 +187,7 @@ func TestReadBadFiles(t *testing.T) {
 	for name, tail := range want {
 		t.Run(name, func(t *testing.T) {
 			path := dir + "/" + name
-			_, err := bundles.Read(path, nil)
+			_, err := bundles.Read(path, nil, bundles.DefaultLimits)
 			if err == nil || !strings.HasPrefix(err.Error(), path+": "+tail) {
 				t.Errorf("error %v\nwant %s: %s...", err, path, tail)
 			}
@@ -210,7 +210,7 @@ func TestReadBadVerificationKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			_, err := bundles.Read(path, &tt.v)
+			_, err := bundles.Read(path, &tt.v, bundles.DefaultLimits)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error %v\nwant %s", err, tt.want)
 			}
@@ -230,11 +230,11 @@ func TestReadDecidesAsAssembled(t *testing.T) {
 	if err := bundles.WriteDir(dir, b); err != nil {
 		t.Fatal(err)
 	}
-	fromTar, err := bundles.Read(writeTemp(t, "b.tar.gz", build(t, "", &bundles.Signing{KeyFile: keys + "ec.key", Algorithm: "ES256"})), &bundles.Verification{KeyFile: keys + "ec.pub"})
+	fromTar, err := bundles.Read(writeTemp(t, "b.tar.gz", build(t, "", &bundles.Signing{KeyFile: keys + "ec.key", Algorithm: "ES256"})), &bundles.Verification{KeyFile: keys + "ec.pub"}, bundles.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromDir, err := bundles.Read(dir, nil)
+	fromDir, err := bundles.Read(dir, nil, bundles.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

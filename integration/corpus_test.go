@@ -115,7 +115,7 @@ type deciders struct {
 // tarball, with the ext rules, and the reference on the model.
 func newDeciders(t *testing.T, tarball string) deciders {
 	t.Helper()
-	b, err := bundles.Read(tarball, nil)
+	b, err := bundles.Read(tarball, nil, bundles.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func sidecarConfig(t *testing.T, url string, names []string, signing map[string]
 // extTarball is the runtime bundle testdata/ext as a .tar.gz.
 func extTarball(t *testing.T) []byte {
 	t.Helper()
-	b, err := bundles.Read(extDir, nil)
+	b, err := bundles.Read(extDir, nil, bundles.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestRunVerifiesBundleFile(t *testing.T) {
 			t.Parallel()
 			s := startOPA(t, "--bundle", tt.bundle, "--verification-key", keys+tt.key,
 				"--verification-key-id", "hcp", "--signing-alg", tt.alg)
-			_, readErr := bundles.Read(tt.bundle, &bundles.Verification{KeyFile: keys + tt.key, KeyID: "hcp", Algorithm: tt.alg})
+			_, readErr := bundles.Read(tt.bundle, &bundles.Verification{KeyFile: keys + tt.key, KeyID: "hcp", Algorithm: tt.alg}, bundles.DefaultLimits)
 			if tt.want == "" {
 				s.waitHealthy(t)
 				if code := s.code(t, `{"principal": {"id": "bob", "roles": ["member"]}, "pack_id": "ledger", "verb_key": "balance", "owner": "bob"}`); code != "allowed" {

@@ -76,8 +76,9 @@ func caseInputs(t testing.TB) []any {
 	t.Helper()
 	paths, _ := filepath.Glob("../testdata/cases/*.cases.*")
 	var inputs []any
+	aliases := source.NewAliasBudget()
 	for _, path := range paths {
-		read := source.ReadYAML
+		read := func(path string) (*source.Node, error) { return source.ReadYAML(path, aliases) }
 		if filepath.Ext(path) == ".json" {
 			read = source.ReadJSON
 		}

@@ -7,15 +7,37 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// MaxAliasValues bounds how many values alias expansion may add to one YAML
-// document, so that a few nested anchors ("billion laughs") cannot make a
-// small file cost unbounded memory.
+// MaxAliasValues bounds how many values alias expansion may add to the
+// YAML files of one run, all together (SPEC §5), so that a few nested
+// anchors ("billion laughs") cannot make a small file cost unbounded
+// memory, nor many files each under the bound.
 const MaxAliasValues = 1 << 20
+
+// AliasBudget is what alias expansion may still add, MaxAliasValues at
+// first, to every YAML file of one run: a command makes one and reads
+// each YAML file with it. It is safe for concurrent use.
+type AliasBudget struct {
+	left atomic.Int64
+}
+
+// NewAliasBudget returns the budget of one run.
+func NewAliasBudget() *AliasBudget {
+	b := &AliasBudget{}
+	b.left.Store(MaxAliasValues)
+	return b
+}
+
+// take counts one value that alias expansion adds, and reports whether
+// the budget had room for it.
+func (b *AliasBudget) take() bool {
+	return b.left.Add(-1) >= 0
+}
 
 // yamlReader converts one parsed YAML document into positioned nodes.
 type yamlReader struct {
@@ -23,7 +45,7 @@ type yamlReader struct {
 	errs    Errors
 	done    map[*yaml.Node]*Node // anchored values, converted once
 	open    map[*yaml.Node]bool  // anchored values being converted
-	aliased int                  // values added by alias expansion
+	aliases *AliasBudget         // what alias expansion may still add
 	stopped bool                 // a limit was passed: convert no more
 	lines   int                  // lines in the file
 }
@@ -39,8 +61,15 @@ type yamlReader struct {
 // JSON. Anchors, aliases and "<<" merge keys are expanded: an alias stands
 // at its own position, the values inside it at the anchor's. It returns
 // every problem it finds, or else the first syntax error.
-func ParseYAML(file string, data []byte) (*Node, error) {
-	y := &yamlReader{file: file, done: map[*yaml.Node]*Node{}, open: map[*yaml.Node]bool{}}
+//
+// What alias expansion adds is taken from aliases, the budget of the run
+// that reads file; nil gives file a budget of its own, for a run that
+// reads one YAML file only.
+func ParseYAML(file string, data []byte, aliases *AliasBudget) (*Node, error) {
+	if aliases == nil {
+		aliases = NewAliasBudget()
+	}
+	y := &yamlReader{file: file, done: map[*yaml.Node]*Node{}, open: map[*yaml.Node]bool{}, aliases: aliases}
 	y.lines = len(splitLines(data))
 	if err := y.checkText(data); err != nil {
 		return nil, err
@@ -53,13 +82,14 @@ func ParseYAML(file string, data []byte) (*Node, error) {
 	return root, y.errs.Err()
 }
 
-// ReadYAML reads and parses one YAML input file.
-func ReadYAML(path string) (*Node, error) {
+// ReadYAML reads and parses one YAML input file, with the run's alias
+// budget (see ParseYAML).
+func ReadYAML(path string, aliases *AliasBudget) (*Node, error) {
 	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseYAML(path, data)
+	return ParseYAML(path, data, aliases)
 }
 
 // checkText rejects what the YAML library would reject without a position:

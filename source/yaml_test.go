@@ -2,6 +2,7 @@ package source
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func TestYAMLPositions(t *testing.T) {
 		{name: "block mapping value", pointer: "/cases/0/want/code", want: Pos{7, 13}, wantKey: Pos{7, 7}},
 		{name: "multi-byte characters count as one column", pointer: "/cases/1/want", want: Pos{9, 11}, wantKey: Pos{9, 5}},
 	}
-	root, err := ParseYAML("c.yaml", []byte(doc))
+	root, err := ParseYAML("c.yaml", []byte(doc), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestYAMLValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root, err := ParseYAML("v.yaml", []byte(tt.yaml))
+			root, err := ParseYAML("v.yaml", []byte(tt.yaml), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +94,7 @@ func TestYAMLValues(t *testing.T) {
 
 func TestYAMLAliasPositions(t *testing.T) {
 	doc := "bob: &bob\n  id: bob\nuse:\n  principal: *bob\n"
-	root, err := ParseYAML("a.yaml", []byte(doc))
+	root, err := ParseYAML("a.yaml", []byte(doc), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,12 +136,12 @@ func TestYAMLErrors(t *testing.T) {
 		{name: "alias inside its own anchor", yaml: "a: &x [1, *x]\n", want: "f.yaml:1:11: alias *x refers to a value that holds it"},
 		{name: "merge of a scalar", yaml: "s: &s 1\nm: {<<: *s}\n", want: "f.yaml:2:9: a merge key (<<) takes a mapping or a list of mappings, not a number"},
 		{name: "duplicate inside an anchor is reported once", yaml: "a: &a {k: 1, k: 2}\nb: *a\nc: *a\n", want: `f.yaml:1:14: duplicate key "k" (first at 1:8)`},
-		{name: "billion laughs", yaml: laughs, want: "f.yaml:6:40: alias *e: aliases expand to more than 1048576 values"},
+		{name: "billion laughs", yaml: laughs, want: "f.yaml:6:40: alias *e: aliases expand to more than 1048576 values, the limit for all the YAML files of one run"},
 		{name: "too deep", yaml: strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), want: "f.yaml:1:101: nesting deeper than 100 levels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseYAML("f.yaml", []byte(tt.yaml))
+			_, err := ParseYAML("f.yaml", []byte(tt.yaml), nil)
 			if err == nil {
 				t.Fatal("parsed, want an error")
 			}
@@ -154,15 +155,43 @@ func TestYAMLErrors(t *testing.T) {
 func TestYAMLAliasDepth(t *testing.T) {
 	deep := strings.Repeat("[", 60) + strings.Repeat("]", 60)
 	doc := "a: &a " + deep + "\nb: " + strings.Repeat("[", 50) + "*a" + strings.Repeat("]", 50) + "\n"
-	_, err := ParseYAML("d.yaml", []byte(doc))
+	_, err := ParseYAML("d.yaml", []byte(doc), nil)
 	want := "d.yaml:2:54: alias *a: nesting deeper than 100 levels"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
 
+// TestYAMLAliasBudgetShared reads two files that alias expansion takes
+// some 600,000 values to each: each alone is under MaxAliasValues, and so
+// is each with a budget of its own, but with one budget for both the
+// second is refused at the alias where the budget ran out.
+func TestYAMLAliasBudgetShared(t *testing.T) {
+	// *e copies 111,111 values; each of the five *d before it 11,111 (e
+	// holds ten of them), each of the *c 1,111 and so on: 123,440 to make
+	// the anchors and 555,555 for the five *e.
+	doc := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	for c := 'b'; c <= 'e'; c++ {
+		doc += fmt.Sprintf("%c: &%c [%s*%c]\n", c, c, strings.Repeat("*"+string(c-1)+", ", 9), c-1)
+	}
+	doc += "f: [*e, *e, *e, *e, *e]\n"
+	if _, err := ParseYAML("two.yaml", []byte(doc), nil); err != nil {
+		t.Fatalf("a second file with a budget of its own: %v", err)
+	}
+	shared := NewAliasBudget()
+	if _, err := ParseYAML("one.yaml", []byte(doc), shared); err != nil {
+		t.Fatalf("the first file: %v", err)
+	}
+	// 369,581 values are left: the anchors and two *e take 345,662.
+	_, err := ParseYAML("two.yaml", []byte(doc), shared)
+	want := "two.yaml:6:13: alias *e: aliases expand to more than 1048576 values, the limit for all the YAML files of one run"
+	if err == nil || err.Error() != want {
+		t.Errorf("the second file with the same budget: %v, want %s", err, want)
+	}
+}
+
 func TestReadYAML(t *testing.T) {
-	_, err := ReadYAML("testdata/no-such.cases.yaml")
+	_, err := ReadYAML("testdata/no-such.cases.yaml", nil)
 	if err == nil || err.Error() != "testdata/no-such.cases.yaml: no such file" {
 		t.Errorf("got %v", err)
 	}
@@ -177,7 +206,7 @@ func FuzzParseYAML(f *testing.F) {
 	f.Add([]byte("? [a]\n: *missing\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := len(treetest.Lines(string(data)))
-		root, err := ParseYAML("f.yaml", data)
+		root, err := ParseYAML("f.yaml", data, nil)
 		if err != nil {
 			for _, e := range err.(Errors) {
 				if e.Pos.Line < 1 || e.Pos.Line > lines || e.Pos.Col < 1 {

@@ -77,7 +77,7 @@ func (y *yamlReader) alias(n *yaml.Node, depth int) *Node {
 }
 
 var (
-	errTooManyAliased = fmt.Errorf("aliases expand to more than %d values", MaxAliasValues)
+	errTooManyAliased = fmt.Errorf("aliases expand to more than %d values, the limit for all the YAML files of one run", MaxAliasValues)
 	errTooDeep        = fmt.Errorf("nesting deeper than %d levels", MaxDepth)
 )
 
@@ -85,8 +85,7 @@ var (
 // expansion adds and stopping when the count or the nesting passes its
 // limit.
 func (y *yamlReader) clone(v *Node, depth int) (*Node, error) {
-	y.aliased++
-	if y.aliased > MaxAliasValues {
+	if !y.aliases.take() {
 		return nil, errTooManyAliased
 	}
 	c := *v

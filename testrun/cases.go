@@ -49,10 +49,12 @@ type Ext struct {
 // LoadCaseFile reads a case file (YAML, or JSON when its name ends in
 // .json), validates it against the cases schema, and checks that the packs
 // and grant files it names exist and that its case names are unique. It
-// returns every problem, positioned.
-func LoadCaseFile(path string) (*CaseFile, error) {
+// returns every problem, positioned. A YAML file's alias expansion takes
+// from aliases, the budget of every case file of the run (see
+// source.ParseYAML).
+func LoadCaseFile(path string, aliases *source.AliasBudget) (*CaseFile, error) {
 	path = filepath.Clean(path)
-	root, err := readCaseFile(path)
+	root, err := readCaseFile(path, aliases)
 	if err != nil {
 		return nil, err
 	}
@@ -88,11 +90,11 @@ func isStrings(n *source.Node) bool {
 	return true
 }
 
-func readCaseFile(path string) (*source.Node, error) {
+func readCaseFile(path string, aliases *source.AliasBudget) (*source.Node, error) {
 	if strings.HasSuffix(path, ".json") {
 		return source.ReadJSON(path)
 	}
-	return source.ReadYAML(path)
+	return source.ReadYAML(path, aliases)
 }
 
 // resolvePaths resolves the paths a case file lists against its folder

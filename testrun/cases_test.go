@@ -37,7 +37,7 @@ cases:
     want: { allow: false, reasons: [] }
     ext: { deny: [frozen] }
 `}))
-	cf, err := LoadCaseFile("cases/ok.cases.yaml")
+	cf, err := LoadCaseFile("cases/ok.cases.yaml", source.NewAliasBudget())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ cases:
 
 func TestCaseFileDefaults(t *testing.T) {
 	caseTree(t, map[string]string{"a.cases.json": `{"grants": [], "cases": [{"name": "x", "input": {}, "want": {"code": "invalid_input"}}]}`})
-	cf, err := LoadCaseFile("a.cases.json")
+	cf, err := LoadCaseFile("a.cases.json", source.NewAliasBudget())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestCaseFileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			caseTree(t, withPaths(map[string]string{tt.file: tt.text}))
-			_, err := LoadCaseFile(tt.file)
+			_, err := LoadCaseFile(tt.file, source.NewAliasBudget())
 			if err == nil {
 				t.Fatal("loaded, want errors")
 			}

@@ -55,7 +55,7 @@ func TestDiff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root, err := source.ParseYAML("want.yaml", []byte(tt.want))
+			root, err := source.ParseYAML("want.yaml", []byte(tt.want), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -98,8 +98,10 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 	// A folder discovery could not walk, or a case file whose packs are
 	// not known, may hold or name the packs that a grant is about.
 	packsMissing := found.Incomplete
+	// Alias expansion is bounded across all the case files, not each alone.
+	aliases := source.NewAliasBudget()
 	for _, path := range found.CaseFiles {
-		cf, err := LoadCaseFile(path)
+		cf, err := LoadCaseFile(path, aliases)
 		errs.Merge(path, err)
 		switch {
 		case err == nil:

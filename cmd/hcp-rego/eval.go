@@ -24,6 +24,7 @@ type evalOptions struct {
 	grants     []string
 	bundle     string
 	verify     bundles.Verification
+	limit      bundleLimit
 	input      string
 	format     string
 	failOnDeny bool
@@ -39,8 +40,9 @@ func newEvalCommand(s streams) *cobra.Command {
 		Long: `Eval prints the decision document of SPEC §3.6 for one input: JSON by
 default, or a readable summary with --format pretty. With --bundle it
 evaluates that bundle as built, verifying its signature first when
---verification-key is given. --ext loads a runtime's own rules (package
-hcp.ext: deny and confirm, SPEC §4.2) beside it. --explain walks the chain of SPEC §3.2 step by
+--verification-key is given; a bundle may hold 64 MiB a file and 256 MiB
+in all, uncompressed, and --max-bundle-bytes raises both. --ext loads a
+runtime's own rules (package hcp.ext: deny and confirm, SPEC §4.2) beside it. --explain walks the chain of SPEC §3.2 step by
 step in source terms. --fail-on-deny exits 1 when the call is not allowed.
 Any JSON input is decided (garbage is invalid_input); text that is not JSON
 is bad input (exit 2).`,
@@ -61,6 +63,7 @@ is bad input (exit 2).`,
 	emptyHint(cmd, "verification-key", "the bundle would go unverified")
 	f.StringVar(&o.verify.KeyID, "verification-key-id", "", `the key id to verify with (default "default")`)
 	f.StringVar(&o.verify.Algorithm, "verification-alg", "", "the signature algorithm (default: the key's own)")
+	addBundleLimitFlag(f, &o.limit)
 	f.StringVar(&o.input, "input", "", "the decision input, a JSON file or - for stdin (required)")
 	f.StringVar(&o.format, "format", "json", "output format: json or pretty")
 	f.BoolVar(&o.failOnDeny, "fail-on-deny", false, "exit 1 when the call is not allowed")
@@ -117,6 +120,8 @@ func (o evalOptions) check() error {
 		return errors.New("--verification-key-id and --verification-alg need --verification-key")
 	case o.bundle == "" && o.verify.KeyFile != "":
 		return errors.New("--verification-key needs --bundle")
+	case o.bundle == "" && o.limit.set:
+		return errors.New("--max-bundle-bytes needs --bundle")
 	}
 	return nil
 }
@@ -128,8 +133,8 @@ func (o evalOptions) load() (*compile.Model, *bundle.Bundle, error) {
 		if o.verify.KeyFile != "" {
 			v = &o.verify
 		}
-		b, err := bundles.ReadDecisionBundle(o.bundle, v)
-		return nil, b, err
+		b, err := bundles.ReadDecisionBundle(o.bundle, v, o.limit.limits)
+		return nil, b, o.limit.hint(err)
 	}
 	m, err := compile.Checked(o.packs, o.grants)
 	if err != nil {

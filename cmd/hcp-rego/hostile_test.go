@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -17,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
 
 // Hostile input files (issue 8): every command that reads packs or grants
@@ -242,6 +245,14 @@ type outcome struct {
 // beside other tests: the allocation count is the process's.
 func runInProcess(t *testing.T, inputSize int, args ...string) outcome {
 	t.Helper()
+	return runWithin(t, maxAllocation(inputSize), args...)
+}
+
+// runWithin is runInProcess with its own bound on what the run may
+// allocate: the bytes runtime.MemStats counts as allocated during the run
+// (TotalAlloc), which no peak of the heap can exceed.
+func runWithin(t *testing.T, limit uint64, args ...string) outcome {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -253,7 +264,7 @@ func runInProcess(t *testing.T, inputSize int, args ...string) outcome {
 	o.allocated = after.TotalAlloc - before.TotalAlloc
 	t.Logf("hcp-rego %.100s: exit %d in %v, %d MiB allocated", strings.Join(args, " "), o.code, o.elapsed.Round(time.Millisecond), o.allocated>>20)
 	o.checkBounds(t, args)
-	if limit := maxAllocation(inputSize); o.allocated > limit {
+	if o.allocated > limit {
 		t.Errorf("hcp-rego %s allocated %d MiB, more than %d MiB", strings.Join(args, " "), o.allocated>>20, limit>>20)
 	}
 	return o
@@ -291,3 +302,43 @@ func (o outcome) checkBounds(t *testing.T, args []string) {
 		t.Errorf("hcp-rego %s took %v, more than %v", line, o.elapsed, maxRunTime())
 	}
 }
+
+// aliasedCases is a case file whose one case's input holds some 900,000
+// values that alias expansion adds (110 + 1,110 + 11,110 + 111,110 from
+// *a to *e, then 777,777 from seven *e), under the limit of 1,048,576
+// that one file could hold alone.
+func aliasedCases() string {
+	var b strings.Builder
+	b.WriteString("packs: [pack]\ngrants: [grants.json]\ncases:\n  - name: aliases\n    want: {code: allowed}\n")
+	b.WriteString("    input:\n      principal: {id: bob, roles: [member]}\n      pack_id: ledger\n      verb_key: balance\n      owner: bob\n      args:\n")
+	b.WriteString("        a: &a [" + strings.Repeat("x, ", 9) + "x]\n")
+	for prev := byte('a'); prev < 'e'; prev++ {
+		name := prev + 1
+		b.WriteString(fmt.Sprintf("        %c: &%c [%s*%c]\n", name, name, strings.Repeat("*"+string(prev)+", ", 9), prev))
+	}
+	b.WriteString("        f: [" + strings.Repeat("*e, ", 6) + "*e]\n")
+	return b.String()
+}
+
+// TestHostileAliasesAcrossFiles gives test case files that each stay
+// under the limit of alias expansion but together pass it (issue 15: 48
+// such files took hcp-rego test to 3.5 GB). 8 files keep the test
+// affordable while a run that bounds each file alone allocates far past
+// the bound: exit 2 at the alias where the run's budget ran out, the
+// limit named.
+func TestHostileAliasesAcrossFiles(t *testing.T) {
+	dir, _ := fixture(t, nil)
+	files := map[string]string{}
+	for i := range 8 {
+		files[fmt.Sprintf("a%d.cases.yaml", i)] = aliasedCases()
+	}
+	treetest.Write(t, dir, files)
+	o := runWithin(t, yamlBound, "test", dir)
+	if o.code != exitBadInput || o.stdout != "" || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(filepath.Join(dir, "a"))+`[0-9]\.cases\.yaml:\d+:\d+: alias \*e: .*1048576`).MatchString(o.stderr) {
+		t.Errorf("exit %d, stdout %.300q, stderr %.500q; want exit 2 and a case file's line:col naming the limit of 1048576 values", o.code, o.stdout, o.stderr)
+	}
+}
+
+// yamlBound is what refusing the case files may allocate: one file's
+// expansion held, and the base.
+const yamlBound = 512 << 20

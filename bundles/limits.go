@@ -1,0 +1,232 @@
+package bundles
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/open-policy-agent/opa/v1/loader/filter"
+
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// Limits bound what Read reads of a bundle, uncompressed, counted as the
+// archive or the folder is read, so that a bundle is refused once it
+// passes them, before the rest is read (SPEC §5).
+type Limits struct {
+	// FileBytes bounds each file.
+	FileBytes int64
+	// TotalBytes bounds all the files together. What a .tar.gz holds
+	// besides its files' contents (headers, entries that are no file)
+	// may add as much again, and so may the compressed archive.
+	TotalBytes int64
+}
+
+// The limits of SPEC §5: a generated module is a few kilobytes, and the
+// data.json of a million grants about 50 MB.
+const (
+	MaxFileBytes  = 64 << 20
+	MaxTotalBytes = 256 << 20
+)
+
+// DefaultLimits are SPEC §5's: 64 MiB a file and 256 MiB in all.
+var DefaultLimits = Limits{FileBytes: MaxFileBytes, TotalBytes: MaxTotalBytes}
+
+// LimitsOf returns the limits for a bundle of at most total bytes in all,
+// each file at most a quarter of it, as in DefaultLimits: one number
+// raises both for a very large grant set, whose data.json is most of its
+// bundle.
+func LimitsOf(total int64) Limits {
+	return Limits{FileBytes: total / 4, TotalBytes: total}
+}
+
+// LimitError is Read's error for a bundle that passes one of its Limits.
+type LimitError struct {
+	Path  string // the bundle
+	File  string // the file over FileBytes; "" when the bundle is over its total
+	Limit int64  // the limit passed
+	// Archive is true when the .tar.gz itself, compressed or not, passes
+	// twice TotalBytes.
+	Archive bool
+}
+
+func (e *LimitError) Error() string {
+	switch {
+	case e.Archive:
+		return fmt.Sprintf("%s: bundle refused: the archive is larger than %s, compressed or not (twice the limit of %s in all)", e.Path, sizeText(e.Limit), sizeText(e.Limit/2))
+	case e.File != "":
+		return fmt.Sprintf("%s: bundle refused: %s is larger than the limit of %s for one file", e.Path, source.Printable(strings.TrimPrefix(e.File, "/")), sizeText(e.Limit))
+	}
+	return fmt.Sprintf("%s: bundle refused: its files are larger than the limit of %s in all, uncompressed", e.Path, sizeText(e.Limit))
+}
+
+// sizeText renders a limit in MiB when it is a whole number of them.
+func sizeText(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// budget counts the bytes read of one bundle against its limits.
+type budget struct {
+	path string
+	lim  Limits
+	used int64
+}
+
+// read reads one file of the bundle whole, through copyN (which copies at
+// most n bytes, as io.CopyN does). size is what the tar header or the file
+// system says the file holds: a file that would pass a limit by it is
+// refused before anything is read, and it sizes the buffer. What is read
+// is counted, whatever size said.
+func (b *budget) read(name string, size int64, copyN func(io.Writer, int64) (int64, error)) (*bytes.Buffer, error) {
+	room := min(b.lim.FileBytes, b.lim.TotalBytes-b.used)
+	if size > room {
+		return nil, b.over(name, size)
+	}
+	// Room for size and the read that finds the end, so that the buffer
+	// never grows for it.
+	buf := bytes.NewBuffer(make([]byte, 0, max(size, 0)+bytes.MinRead))
+	n, err := copyN(buf, room+1)
+	b.used += n
+	if n > room {
+		return nil, b.over(name, n)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// over is the error for a file of n bytes that the budget has no room for.
+func (b *budget) over(name string, n int64) error {
+	if n > b.lim.FileBytes {
+		return &LimitError{Path: b.path, File: name, Limit: b.lim.FileBytes}
+	}
+	return &LimitError{Path: b.path, Limit: b.lim.TotalBytes}
+}
+
+// files is the DirectoryLoader that Read gives OPA's bundle reader. OPA's
+// reader asks for every file before it reads any; files reads each whole
+// as it is asked for, through the bundle's budget, so that a bundle over
+// its limits is refused before the rest of it is read. It takes its
+// options where it is made: given one later, it refuses to read.
+type files struct {
+	next   func() (*bundle.Descriptor, error)
+	option string // an option given later
+}
+
+// NextFile returns the next file of the bundle, read, or io.EOF.
+func (f *files) NextFile() (*bundle.Descriptor, error) {
+	if f.option != "" {
+		return nil, fmt.Errorf("the bundle loader takes no %s", f.option)
+	}
+	return f.next()
+}
+
+// WithFilter is refused: see files.
+func (f *files) WithFilter(filter.LoaderFilter) bundle.DirectoryLoader {
+	f.option = "filter"
+	return f
+}
+
+// WithPathFormat is refused: see files.
+func (f *files) WithPathFormat(bundle.PathFormat) bundle.DirectoryLoader {
+	f.option = "path format"
+	return f
+}
+
+// WithSizeLimitBytes is refused: see files.
+func (f *files) WithSizeLimitBytes(int64) bundle.DirectoryLoader {
+	f.option = "size limit but its Limits"
+	return f
+}
+
+// WithFollowSymlinks is refused: see files.
+func (f *files) WithFollowSymlinks(bool) bundle.DirectoryLoader {
+	f.option = "symlink option"
+	return f
+}
+
+// tarballFiles reads the regular files of a .tar.gz, named as OPA's
+// tarball loader names them. Besides the budget of the files, the
+// archive may be at most twice lim.TotalBytes, compressed and
+// uncompressed: entries that are no file are read past too, and a gzip
+// stream can be long and expand to nothing.
+func tarballFiles(r io.Reader, b *budget) *files {
+	archive := &LimitError{Path: b.path, Limit: 2 * b.lim.TotalBytes, Archive: true}
+	var tr *tar.Reader
+	return &files{next: func() (*bundle.Descriptor, error) {
+		if tr == nil {
+			zr, err := gzip.NewReader(&counted{r: r, left: archive.Limit, over: archive})
+			if err != nil {
+				return nil, fmt.Errorf("archive read failed: %w", err)
+			}
+			tr = tar.NewReader(&counted{r: zr, left: archive.Limit, over: archive})
+		}
+		for {
+			hdr, err := tr.Next()
+			if err != nil {
+				return nil, err // io.EOF at the end
+			}
+			if hdr.Typeflag != tar.TypeReg {
+				continue
+			}
+			buf, err := b.read(hdr.Name, hdr.Size, func(w io.Writer, n int64) (int64, error) { return io.CopyN(w, tr, n) })
+			if err != nil {
+				return nil, fmt.Errorf("failed to copy file %s: %w", hdr.Name, err)
+			}
+			return bundle.NewDescriptor(filepath.Join("", hdr.Name), hdr.Name, buf), nil
+		}
+	}}
+}
+
+// folderFiles reads the files of a bundle folder as OPA's directory
+// loader lists and names them.
+func folderFiles(dir string, b *budget) *files {
+	list := bundle.NewDirectoryLoader(dir)
+	return &files{next: func() (*bundle.Descriptor, error) {
+		d, err := list.NextFile()
+		if err != nil {
+			return nil, err
+		}
+		defer d.Close()
+		var size int64
+		if info, err := os.Lstat(d.URL()); err == nil {
+			size = info.Size()
+		}
+		buf, err := b.read(d.Path(), size, d.Read)
+		if err != nil {
+			return nil, err
+		}
+		return bundle.NewDescriptor(d.URL(), d.Path(), buf), nil
+	}}
+}
+
+// counted reads from r, and fails with over once it has read more than
+// left bytes.
+type counted struct {
+	r    io.Reader
+	left int64
+	over error
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, c.over
+	}
+	p = p[:min(int64(len(p)), c.left+1)]
+	n, err := c.r.Read(p)
+	if c.left -= int64(n); c.left < 0 {
+		return n, c.over
+	}
+	return n, err
+}

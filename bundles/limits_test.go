@@ -1,0 +1,139 @@
+package bundles_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+)
+
+// small are limits that a test can pass cheaply: 1 KiB a file, 4 KiB in
+// all.
+var small = bundles.Limits{FileBytes: 1 << 10, TotalBytes: 4 << 10}
+
+// sized is a bundle of files of the given sizes, f0.txt, f1.txt, ...
+// (OPA's reader reads and counts them, and keeps none).
+type sized []int
+
+// tarball writes the files as a .tar.gz, with extra written after them.
+func (s sized) tarball(t *testing.T, extra ...*tar.Header) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	var headers []*tar.Header
+	for i, n := range s {
+		headers = append(headers, &tar.Header{Name: fmt.Sprintf("f%d.txt", i), Mode: 0o644, Size: int64(n)})
+	}
+	for _, h := range append(headers, extra...) {
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(make([]byte, h.Size))
+	}
+	tw.Close()
+	zw.Close()
+	return writeTemp(t, "b.tar.gz", buf.Bytes())
+}
+
+// folder writes the files into a bundle folder.
+func (s sized) folder(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i, n := range s {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestReadLimits reads bundles at and just past each limit, as a .tar.gz
+// and as a folder: a bundle at a limit is read, one byte more is refused
+// with a *LimitError that names the limit (and the file).
+func TestReadLimits(t *testing.T) {
+	tests := []struct {
+		name  string
+		files sized
+		want  string // "" to read, else the error's tail after "PATH: bundle refused: "
+	}{
+		{"at both limits", sized{1024, 1024, 1024, 1024}, ""},
+		{"one byte over in all", sized{1024, 1024, 1024, 1024, 1}, "its files are larger than the limit of 4096 bytes in all, uncompressed"},
+		{"one file one byte over", sized{1025}, "f0.txt is larger than the limit of 1024 bytes for one file"},
+	}
+	for _, tt := range tests {
+		for form, path := range map[string]string{"tarball": tt.files.tarball(t), "folder": tt.files.folder(t)} {
+			t.Run(tt.name+"/"+form, func(t *testing.T) {
+				_, err := bundles.Read(path, nil, small)
+				checkLimitError(t, path, err, tt.want)
+			})
+		}
+	}
+}
+
+// TestReadArchiveLimit checks that what a .tar.gz holds besides its files
+// is bounded too, at twice the total: entries that are no file, which a
+// reader reads past, and a gzip stream that expands to nothing.
+func TestReadArchiveLimit(t *testing.T) {
+	const want = "the archive is larger than 8192 bytes, compressed or not (twice the limit of 4096 bytes in all)"
+	t.Run("an entry that is no file", func(t *testing.T) {
+		path := sized{1024}.tarball(t, &tar.Header{Name: "z", Typeflag: 'Z', Mode: 0o644, Size: 8 << 10})
+		_, err := bundles.Read(path, nil, small)
+		checkLimitError(t, path, err, want)
+	})
+	t.Run("empty gzip members", func(t *testing.T) {
+		var empty bytes.Buffer
+		gzip.NewWriter(&empty).Close()
+		path := writeTemp(t, "b.tar.gz", bytes.Repeat(empty.Bytes(), 8<<10/empty.Len()+1))
+		_, err := bundles.Read(path, nil, small)
+		checkLimitError(t, path, err, want)
+	})
+}
+
+// checkLimitError checks err against the tail want ("" for no error).
+func checkLimitError(t *testing.T, path string, err error, want string) {
+	t.Helper()
+	var over *bundles.LimitError
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("refused: %v", err)
+	case want == "":
+	case err == nil:
+		t.Errorf("read, want %q", want)
+	case err.Error() != path+": bundle refused: "+want:
+		t.Errorf("error %v\nwant %s: bundle refused: %s", err, path, want)
+	case !errors.As(err, &over):
+		t.Errorf("error %T, want a *bundles.LimitError", err)
+	}
+}
+
+// TestLimitsOf checks that one number gives both limits, in the ratio of
+// the defaults.
+func TestLimitsOf(t *testing.T) {
+	if got := bundles.LimitsOf(bundles.MaxTotalBytes); got != bundles.DefaultLimits {
+		t.Errorf("LimitsOf(%d) = %+v, want the defaults %+v", bundles.MaxTotalBytes, got, bundles.DefaultLimits)
+	}
+	if got := bundles.LimitsOf(1 << 30); got.FileBytes != 256<<20 || got.TotalBytes != 1<<30 {
+		t.Errorf("LimitsOf(1 GiB) = %+v, want 256 MiB a file and 1 GiB in all", got)
+	}
+}
+
+// TestReadDecisionBundleWithinLimits checks that a decision bundle is read
+// within the limits the caller gives, not only the defaults.
+func TestReadDecisionBundleWithinLimits(t *testing.T) {
+	path := writeTemp(t, "b.tar.gz", build(t, "", nil))
+	if _, err := bundles.ReadDecisionBundle(path, nil, bundles.DefaultLimits); err != nil {
+		t.Fatal(err)
+	}
+	_, err := bundles.ReadDecisionBundle(path, nil, small)
+	if err == nil || !strings.Contains(err.Error(), "is larger than the limit of 1024 bytes for one file") {
+		t.Errorf("error %v, want a file over the limit of 1024 bytes", err)
+	}
+}
