@@ -13,22 +13,42 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
+	only := flag.String("only", "", "measure one table only: builds, rest, opa-bench, embedded or activation")
 	flag.Parse()
 	if *quick {
 		*rounds = 1
 	}
-	if err := run(context.Background(), *quick, *rounds); err != nil {
+	if err := run(context.Background(), *quick, *rounds, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, quick bool, rounds int) error {
+// step is one table of the report, by the name -only takes.
+type step struct {
+	name    string
+	measure func(*tools, map[string]*set) (table, error)
+}
+
+// steps are the report's tables, in order.
+var steps = []step{
+	{"builds", builds},
+	{"rest", latencyREST},
+	{"opa-bench", latencyInOPA},
+	{"embedded", latencyEmbedded},
+	{"activation", activation},
+}
+
+func run(ctx context.Context, quick bool, rounds int, only string) error {
+	if only != "" && !slices.ContainsFunc(steps, func(s step) bool { return s.name == only }) {
+		return fmt.Errorf("-only %q: no such table", only)
+	}
 	work, err := os.MkdirTemp("", "hcp-rego-bench-")
 	if err != nil {
 		return err
@@ -46,8 +66,11 @@ func run(ctx context.Context, quick bool, rounds int) error {
 	if err != nil {
 		return err
 	}
-	for _, step := range []func(*tools, map[string]*set) (table, error){builds, latencyInOPA, latencyEmbedded, activation} {
-		tb, err := step(t, sets)
+	for _, step := range steps {
+		if only != "" && step.name != only {
+			continue
+		}
+		tb, err := step.measure(t, sets)
 		if err != nil {
 			return err
 		}
