@@ -106,13 +106,19 @@ func latencyREST(t *tools, sets map[string]*set) (table, error) {
 			s.stop()
 		}
 	}()
-	var err error
-	if servers["one rule"], err = t.startSidecar("bench/allow", t.one); err != nil {
+	start := func(name, path string, args ...string) error {
+		s, err := t.startSidecar(path, args...)
+		if err == nil {
+			servers[name] = s
+		}
+		return err
+	}
+	if err := start("one rule", "bench/allow", t.one); err != nil {
 		return tb, err
 	}
 	targets := []target{{"one rule", "allowed"}}
 	for _, name := range []string{"small", "large"} {
-		if servers[name], err = t.startSidecar("hcp/authz/decision", "--bundle", sets[name].bundle); err != nil {
+		if err := start(name, "hcp/authz/decision", "--bundle", sets[name].bundle); err != nil {
 			return tb, err
 		}
 		targets = append(targets, target{name, "allowed"}, target{name, "confirm"})
