@@ -10,8 +10,6 @@ _confirm_reasons := _reasons("confirm")
 
 _runtime_gate if _confirm_reasons != []
 
-_runtime_denied := object.union(_deny("runtime_denied", "denied by runtime policy", _granted), {"reasons": _deny_reasons})
-
 # _reasons takes the rule's name, not its value: OPA caches a function's
 # results by its arguments, compared as OPA compares numbers, so a value
 # holding 12.50 would be served the reasons of one holding
@@ -36,13 +34,13 @@ _is_list(v) if is_set(v)
 # "true" gate (the row's, or a runtime's) in mode run; confirm or apply; or
 # an exact allow rule. "always" passes only the last three.
 _gate_passed if {
-	_row[2] == "false"
+	_row.gate == "false"
 	not _runtime_gate
 }
 
 _gate_passed if {
 	input.access.mode == "run"
-	_row[2] != "always"
+	_row.gate != "always"
 }
 
 _gate_passed if input.confirm == true
@@ -54,24 +52,11 @@ _gate_passed if {
 	_allow_rule_matches(i)
 }
 
-_confirm_required := {
-	"allow": false,
-	"code": "confirm_required",
-	"error": "confirm required",
-	"pack_id": input.pack_id,
-	_call.field: _call.key,
-	"operation": _row[0],
-	"land": _row[1],
-	"confirm": _confirm_value[_row[2]],
-	"capability": _row[3],
-	"reasons": _gate_reasons,
-	"source": {"row": _source_row, "grant": _grant_source},
-	"preview": _preview,
-	"hint": _hint,
-}
+# _gate_fields are what a confirm_required adds to the document.
+_gate_fields := {"reasons": _gate_reasons, "preview": _preview, "hint": _hint}
 
 # The reasons of a confirm_required are the runtime's when its rule, not
 # the row, put the gate there.
-_gate_reasons := _confirm_reasons if _row[2] == "false"
+_gate_reasons := _confirm_reasons if _row.gate == "false"
 
 else := []

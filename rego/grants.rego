@@ -41,7 +41,7 @@ _default_scopes contains s if {
 
 # _slots are where a scope table holds the grants that count: by the row's
 # key, and by its capability.
-_slots := [[_call.code, _call.key], ["c", _row[3]]]
+_slots := [[_call.code, _call.key], ["c", _row.capability]]
 
 _named_positions := {i | some s in _named_scopes; some [kind, name] in _slots; i := s[kind][name]}
 
@@ -62,3 +62,10 @@ _named if {
 	some role in input.principal.roles
 	data.hcp.grants.applies.role[role][input.principal.tenant]
 }
+
+# _grant_source is the first grant's "file:line", from its position.
+_grant_source := _position_text(_grant)
+
+# _position_text decodes a grant's position, its file (in the order given)
+# and line in one number, file << 32 | line (compile.Grant.Position).
+_position_text(p) := sprintf("%s:%d", [data.hcp.grants.files[bits.rsh(p, 32)], bits.and(p, 4294967295)])
