@@ -85,14 +85,21 @@ func TestExtAgreesWithOPA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, args := range map[string][]string{
-		"runtime bundle": {"--bundle", tarball, "--bundle", ext},
-		"plain files":    {"--bundle", tarball, ext},
+	for _, mode := range []struct {
+		name     string
+		args     []string
+		revision string // the folder's bundle revision in OPA, "" when it is no bundle
+	}{
+		{"runtime bundle", []string{"--bundle", tarball, ext}, "ext-hidden"},
+		{"plain files", []string{tarball, ext}, ""}, // without --bundle a .tar.gz is still a bundle, the folder is not
 	} {
-		t.Run(name, func(t *testing.T) {
+		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
-			s := startOPA(t, args...)
+			s := startOPA(t, mode.args...)
 			s.waitHealthy(t)
+			if rev := bundleRevision(s.get(t, "system/bundles"), ext); rev != mode.revision {
+				t.Fatalf("the folder's bundle revision is %q, want %q: OPA did not load it as meant", rev, mode.revision)
+			}
 			var cases []map[string]any
 			for _, c := range hiddenExtCalls {
 				input := decode(t, c.input)
@@ -149,6 +156,16 @@ func checkCaseFile(t *testing.T, packDirs, grants []string, cases []map[string]a
 			t.Errorf("case file, %s: %s %v\n      OPA: %s\n     test: %s", res.Name, res.Status, res.Details(), text(opa), text(got))
 		}
 	}
+}
+
+// bundleRevision is the revision of the bundle named name in OPA's
+// system/bundles document, "" when there is no such bundle.
+func bundleRevision(doc any, name string) string {
+	loaded, _ := doc.(map[string]any)
+	status, _ := loaded[name].(map[string]any)
+	manifest, _ := status["manifest"].(map[string]any)
+	rev, _ := manifest["revision"].(string)
+	return rev
 }
 
 func absAll(t *testing.T, paths ...string) []string {
