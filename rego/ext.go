@@ -21,8 +21,10 @@ import (
 // that is not .rego, a folder with no module, a data file (a runtime
 // bundle's data.json), which it does not read, and a link to nothing.
 // Links are followed, and a module reached twice (through a link, as in a
-// Kubernetes ConfigMap mount) is read once. Files and folders whose names
-// start with "." or "_" are skipped, as discovery skips them.
+// Kubernetes ConfigMap mount) is read once. No name is skipped, whatever
+// it starts with: OPA's loader (`opa eval -d`, `opa run`, `opa run
+// --bundle`) reads files and folders whose names start with "." or "_",
+// and a rule the sidecar loads must be read here too (SPEC §5).
 func ReadExt(paths []string) ([]Option, error) {
 	w := extWalk{seen: map[fileKey][]*extNode{}}
 	for _, root := range paths {
@@ -100,9 +102,7 @@ func (w *extWalk) dir(dir string, info os.FileInfo) (n *extNode, fresh bool) {
 		return n, true
 	}
 	for _, e := range entries {
-		if name := e.Name(); !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") {
-			w.entry(filepath.Join(dir, name), n)
-		}
+		w.entry(filepath.Join(dir, e.Name()), n)
 	}
 	return n, true
 }
