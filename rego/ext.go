@@ -183,9 +183,23 @@ func keyOf(info os.FileInfo) fileKey {
 	return fileKey{size: info.Size(), mtime: info.ModTime().UnixNano(), dir: info.IsDir()}
 }
 
-// isDataFile reports whether name is one that OPA reads as a bundle's data.
+// isDataFile reports whether OPA may read name as data, or as a bundle of
+// rules: a runtime bundle's data.json, any JSON or YAML file that
+// `opa run DIR` and `opa eval -d DIR` load as data at its folder's path
+// (hcp/ext/deny.json would deny in the sidecar), and a bundle archive,
+// which they load whole. hcp-rego reads none of them, so a local check
+// would be wider than the sidecar: each is refused. A signed runtime
+// bundle's .signatures.json is neither data under hcp/ext nor rules.
 func isDataFile(name string) bool {
-	return name == "data.json" || name == "data.yaml" || name == "data.yml"
+	if name == ".signatures.json" {
+		return false
+	}
+	for _, ext := range []string{".json", ".yaml", ".yml", ".tar.gz"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 func readExtModule(path string) (Option, error) {

@@ -4,27 +4,29 @@ package hcp.authz
 # A runtime rule fires unless it is undefined, false, null or an empty
 # collection; anything else fires (fail closed), and its reasons are the
 # members of a set or array, the keys of an object, or the value itself.
-_deny_reasons := _reasons("deny")
+_deny_reasons := _reasons(data.hcp.ext.deny)
 
-_confirm_reasons := _reasons("confirm")
+_confirm_reasons := _reasons(data.hcp.ext.confirm)
 
 _runtime_gate if _confirm_reasons != []
 
-# _reasons takes the rule's name, not its value: OPA caches a function's
-# results by its arguments, compared as OPA compares numbers, so a value
-# holding 12.50 would be served the reasons of one holding
-# 12.500000000000000010. For the same reason each reason's text (a string
-# as is, anything else as JSON) is made in the comprehensions, never by a
-# function given the value.
-_reasons(rule) := [] if {
-	data.hcp.ext[rule] in {false, null}
-} else := sort({x | some x in data.hcp.ext[rule]; is_string(x)} | {json.marshal(x) | some x in data.hcp.ext[rule]; not is_string(x)}) if {
-	_is_list(data.hcp.ext[rule])
-} else := sort({k | some k, _ in data.hcp.ext[rule]; is_string(k)} | {json.marshal(k) | some k, _ in data.hcp.ext[rule]; not is_string(k)}) if {
-	is_object(data.hcp.ext[rule])
-} else := [data.hcp.ext[rule]] if {
-	is_string(data.hcp.ext[rule])
-} else := [json.marshal(data.hcp.ext[rule])]
+# _reasons makes each reason's text (a string as is, anything else as
+# JSON) in the comprehensions, never by a function given the value: OPA
+# caches a function's results by its arguments, compared as OPA compares
+# numbers, so a function given 12.50 would be served what it gave for
+# 12.500000000000000010. (The two rules' values can share an answer so
+# only when neither fires.) The rules are named, not looked up by a
+# variable, so that a runtime's deny that is not a value (a function) is a
+# type error, never a rule passed over.
+_reasons(v) := [] if {
+	v in {false, null}
+} else := sort({x | some x in v; is_string(x)} | {json.marshal(x) | some x in v; not is_string(x)}) if {
+	_is_list(v)
+} else := sort({k | some k, _ in v; is_string(k)} | {json.marshal(k) | some k, _ in v; not is_string(k)}) if {
+	is_object(v)
+} else := [v] if {
+	is_string(v)
+} else := [json.marshal(v)]
 
 _is_list(v) if is_array(v)
 
