@@ -6,8 +6,12 @@
 #   (data.hcp.ext). Entry points: decision, allow, gpars_error.
 package hcp.authz
 
-# decision is the decision document of SPEC §3.6, defined for every input.
-decision := _chain
+# decision is the decision document of SPEC §3.6, defined for every input:
+# the common calls' in one pass (_common, common.rego), every other call's
+# through the chain.
+decision := _common if {
+	_common
+} else := _chain
 
 # _chain is the chain of SPEC §3.2: each step an else branch, in order; the
 # first that fails decides. It decides every input alone too, so that a
@@ -91,4 +95,13 @@ _row_fields := {
 	"source": {"row": _row.source},
 }
 
-_granted_fields := object.union(_row_fields, {"source": {"row": _row.source, "grant": _grant_source}})
+_granted_fields := {
+	"pack_id": input.pack_id,
+	_call.field: _call.key,
+	"operation": _row.operation,
+	"land": _row.land,
+	"confirm": _row.confirm,
+	"capability": _row.capability,
+	"reasons": [],
+	"source": {"row": _row.source, "grant": _grant_source},
+}

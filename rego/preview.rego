@@ -24,10 +24,9 @@ _preview := {"command": _call.key, "args": _args, "cli": _cli} if {
 # holds the sprintf format of its template, so when every argument it
 # names is present one sprintf renders it; anything else is rendered token
 # by token (_rendered).
-_cli := sprintf(_row.format, words) if {
-	is_string(_row.format)
-	words := [_shell_word(_arg_texts[name]) | some name in _row.names]
-	count(words) == count(_row.names)
+_cli := sprintf(_row_format, words) if {
+	words := [_shell_word(_arg_texts[name]) | some name in _row_names]
+	count(words) == count(_row_names)
 } else := _rendered if _tokens
 
 # _shell_word quotes an argument's text as one shell word: single-quoted
@@ -36,9 +35,9 @@ _shell_word(s) := s if regex.match(`^[A-Za-z0-9._/:@%+=,-]+$`, s)
 
 else := concat("", ["'", replace(s, "'", `'\''`), "'"])
 
-_tokens := split(_row.template, " ") if {
-	is_string(_row.template)
-} else := _row.template
+_tokens := split(_row_template, " ") if {
+	is_string(_row_template)
+} else := _row_template
 
 # _placeholders maps the position of each {name} token to the name.
 _placeholders := {i: substring(t, 1, count(t) - 2) | some i, t in _tokens; regex.match(`^\{[^{}]+\}$`, t)}
