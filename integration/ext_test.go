@@ -57,8 +57,9 @@ var hiddenExtCalls = []struct {
 // beside our bundle, as a runtime bundle and as plain files, and to the
 // embedded evaluator through rego.ReadExt (what `eval --ext` reads): every
 // decision is the same, so no rule the sidecar loads is left out locally.
-// A case file of `hcp-rego test` whose ext holds the reasons that OPA's
-// data.hcp.ext.deny and confirm gave for a call gets that decision too.
+// A case file of `hcp-rego test` that names the folder in its ext gets
+// the same decisions, and so does one whose cases' ext holds the reasons
+// that OPA's data.hcp.ext.deny and confirm gave.
 func TestExtAgreesWithOPA(t *testing.T) {
 	t.Parallel()
 	// Absolute paths, so that the decisions' source paths are those the
@@ -77,7 +78,7 @@ func TestExtAgreesWithOPA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := bundles.Read(tarball, nil)
+	b, err := bundles.Read(tarball, nil, bundles.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,17 +122,29 @@ func TestExtAgreesWithOPA(t *testing.T) {
 					"want":  map[string]any{"code": c.code, "reasons": c.reasons},
 				})
 			}
-			checkCaseFile(t, packDirs, grants, cases, s)
+			checkCaseFile(t, packDirs, grants, nil, cases, s)
+			// The same folder named by the case file itself, as
+			// `eval --ext` takes it: the cases set no reasons of their own.
+			var folderCases []map[string]any
+			for _, c := range cases {
+				folderCases = append(folderCases, map[string]any{"name": c["name"], "input": c["input"], "want": c["want"]})
+			}
+			checkCaseFile(t, packDirs, grants, []string{ext}, folderCases, s)
 		})
 	}
 }
 
-// checkCaseFile runs a case file of cases against packDirs and grants
-// with `hcp-rego test`'s runner: each case passes, and its decision is the
-// one s gives for its input.
-func checkCaseFile(t *testing.T, packDirs, grants []string, cases []map[string]any, s *server) {
+// checkCaseFile runs a case file of cases against packDirs and grants,
+// with the runtime's rules at ext when it names any, with `hcp-rego
+// test`'s runner: each case passes, and its decision is the one s gives
+// for its input.
+func checkCaseFile(t *testing.T, packDirs, grants, ext []string, cases []map[string]any, s *server) {
 	t.Helper()
-	doc, err := json.Marshal(map[string]any{"packs": packDirs, "grants": grants, "cases": cases})
+	file := map[string]any{"packs": packDirs, "grants": grants, "cases": cases}
+	if ext != nil {
+		file["ext"] = ext
+	}
+	doc, err := json.Marshal(file)
 	if err != nil {
 		t.Fatal(err)
 	}
