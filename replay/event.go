@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 var errTrailing = errors.New("text after the JSON value")
@@ -53,11 +57,11 @@ func dispositionOf(code string) Disposition {
 // decision said.
 type Event struct {
 	DecisionID string
-	Input      any     // decoded with numbers as json.Number
-	Key        []byte  // the input's canonical JSON
-	Logged     Outcome // the logged decision
-	Call       Call    // what was called
-	AllowOnly  bool    // logged from hcp/authz/allow: only allow or not is known
+	// Input is the input as logged: the bytes of the record's text, valid
+	// as long as the text is. It is decoded only to be decided.
+	Input     jsontext.Value
+	Logged    Outcome // the logged decision
+	AllowOnly bool    // logged from hcp/authz/allow: only allow or not is known
 }
 
 // Call names what a decision was about: the group it falls in.
@@ -68,55 +72,184 @@ type Call struct {
 }
 
 // Outcome is what a change is judged on: the disposition, the code, and
-// the canonical JSON of source.row and preview.cli ("" when absent).
+// source.row and preview.cli as text ("" when absent; see valueText).
 type Outcome struct {
 	Disposition Disposition
 	Code        string
 	Row, CLI    string
 }
 
+// eventFields are the fields of an event that replay reads, as logged.
+type eventFields struct {
+	hasID, hasError, hasInput bool
+	id, path                  string
+	text, input               []byte           // the event's text, and the input's bytes in it
+	masks                     []jsontext.Value // erased and masked
+	result                    Kind             // of the logged result; 0 when absent
+	decision                  Outcome          // the result, when it is a decision document
+	hasCode                   bool             // whether that document has a string code
+}
+
+// Kind is the kind of a JSON value as jsontext gives it: '{', '"', 't' ...
+type Kind = jsontext.Kind
+
+// eventOptions read an event as leniently as encoding/json would: a
+// duplicate name (the last wins) and invalid UTF-8 do not make it
+// unreadable.
+var eventOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// decoders are the event decoders of idle workers: a decoder holds
+// buffers that are worth keeping from one event to the next.
+var decoders = sync.Pool{New: func() any { return jsontext.NewDecoder(bytes.NewBuffer(nil)) }}
+
+// decoderOf is a decoder of text, from the pool.
+func decoderOf(text []byte) *jsontext.Decoder {
+	dec := decoders.Get().(*jsontext.Decoder)
+	dec.Reset(bytes.NewBuffer(text), eventOptions...)
+	return dec
+}
+
+// release returns dec to the pool, without the text it read.
+func release(dec *jsontext.Decoder) {
+	dec.Reset(bytes.NewBuffer(nil))
+	decoders.Put(dec)
+}
+
 // Classify reads one record as a decision event. It returns the event when
 // it replays, and otherwise the reason it does not.
 func Classify(text []byte) (*Event, Reason) {
-	var fields map[string]json.RawMessage
-	if err := unmarshal(text, &fields); err != nil || fields == nil {
+	dec := decoderOf(text)
+	f, ok := readEvent(dec, text)
+	release(dec)
+	if !ok {
 		return nil, Unreadable // not JSON, or JSON but not an object
 	}
-	id, ok := fields["decision_id"]
-	if !ok {
+	switch {
+	case !f.hasID:
 		return nil, OtherPath // one of OPA's own log lines
-	}
-	var path string
-	_ = unmarshal(fields["path"], &path)
-	if path != DecisionPath && path != AllowPath {
+	case f.path != DecisionPath && f.path != AllowPath:
 		return nil, OtherPath
-	}
-	if raw, ok := fields["error"]; ok && !isNull(raw) {
+	case f.hasError:
 		return nil, Errored
-	}
-	if masksInput(fields["erased"]) || masksInput(fields["masked"]) {
+	case slices.ContainsFunc(f.masks, masksInput):
 		return nil, Masked
-	}
-	raw, ok := fields["input"]
-	if !ok || isNull(raw) {
+	case !f.hasInput:
 		return nil, Masked // no input logged: nothing to judge, and never guessed
 	}
-	ev := &Event{DecisionID: decisionID(id), AllowOnly: path == AllowPath}
-	if unmarshal(raw, &ev.Input) != nil {
-		return nil, Unreadable
-	}
-	logged, ok := loggedOutcome(fields["result"], ev.AllowOnly)
+	ev := &Event{DecisionID: f.id, AllowOnly: f.path == AllowPath, Input: f.input}
+	logged, ok := f.logged(ev.AllowOnly)
 	if !ok {
 		return nil, OtherPath // a result that is not our decision's
 	}
 	ev.Logged = logged
-	key, err := canonical(ev.Input)
-	if err != nil {
-		return nil, Unreadable
-	}
-	ev.Key = key
-	ev.Call = callOf(ev.Input)
 	return ev, Replays
+}
+
+// readEvent reads the fields of one event, skipping the others without
+// decoding them. It reports false unless the text is one JSON object.
+func readEvent(dec *jsontext.Decoder, text []byte) (eventFields, bool) {
+	f := eventFields{text: text}
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return f, false
+	}
+	for dec.PeekKind() != '}' {
+		name, err := readName(dec)
+		if err != nil {
+			return f, false
+		}
+		if err := f.read(dec, name); err != nil {
+			return f, false
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return f, false
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return f, false // text after the object
+	}
+	return f, true
+}
+
+// readName reads an object member's name. It returns the name's bytes
+// in the decoder's buffer, valid until the next read: comparing them with
+// switch string(name) allocates nothing.
+func readName(dec *jsontext.Decoder) ([]byte, error) {
+	v, err := dec.ReadValue()
+	if err != nil || v.Kind() != '"' {
+		return nil, errors.New("not a name")
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return v[1 : len(v)-1], nil
+	}
+	return jsontext.AppendUnquote(nil, v)
+}
+
+// read reads the value of the field name.
+func (f *eventFields) read(dec *jsontext.Decoder, name []byte) error {
+	var err error
+	var v jsontext.Value
+	switch string(name) {
+	case "decision_id":
+		f.hasID = true
+		f.id, err = readText(dec)
+	case "path":
+		f.path, err = readText(dec)
+	case "error":
+		f.hasError = dec.PeekKind() != 'n'
+		err = dec.SkipValue()
+	case "input":
+		start := dec.InputOffset()
+		v, err = dec.ReadValue()
+		f.hasInput = v.Kind() != 'n'
+		// The input's own bytes in the text, not the decoder's copy: the
+		// event keeps them without copying.
+		f.input = bytes.TrimLeft(f.text[start:dec.InputOffset()], " \t\r\n:")
+	case "result":
+		f.result = dec.PeekKind()
+		if f.result == '{' {
+			f.decision, f.hasCode, err = readDecision(dec)
+		} else {
+			err = dec.SkipValue()
+		}
+	case "erased", "masked":
+		v, err = dec.ReadValue()
+		f.masks = append(f.masks, v.Clone())
+	default:
+		err = dec.SkipValue()
+	}
+	return err
+}
+
+// readText reads a value as text: a string as it is, any other value as
+// its JSON.
+func readText(dec *jsontext.Decoder) (string, error) {
+	if dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		return tok.String(), err
+	}
+	v, err := dec.ReadValue()
+	return string(v), err
+}
+
+// canonicalKey is the input's canonical JSON: members sorted, strings in
+// their shortest form, no space, and numbers as written, since a number's
+// text can change a decision (a preview keeps it). An input that jsontext
+// will not canonicalize (a duplicate name, invalid UTF-8) gets
+// encoding/json's reading of it, the one that is decided, re-encoded.
+func canonicalKey(input jsontext.Value) []byte {
+	key := input.Clone()
+	if err := key.Canonicalize(jsontext.CanonicalizeRawInts(false), jsontext.CanonicalizeRawFloats(false)); err == nil {
+		return key
+	}
+	var v any
+	if unmarshal(input, &v) != nil {
+		return input
+	}
+	key, err := canonical(v)
+	if err != nil {
+		return input
+	}
+	return key
 }
 
 // unmarshal decodes JSON keeping numbers as they are written.
@@ -132,14 +265,11 @@ func unmarshal(data []byte, v any) error {
 	return nil
 }
 
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+func isNull(raw jsontext.Value) bool { return raw.Kind() == 'n' }
 
 // masksInput reports whether a list of JSON pointers (erased or masked)
 // names the input or something under it.
-func masksInput(raw json.RawMessage) bool {
-	if raw == nil {
-		return false
-	}
+func masksInput(raw jsontext.Value) bool {
 	var paths []any
 	if unmarshal(raw, &paths) != nil {
 		return !isNull(raw) // a list that cannot be read could name anything
@@ -153,41 +283,107 @@ func masksInput(raw json.RawMessage) bool {
 	return false
 }
 
-// decisionID is the event's decision_id as text: a string as it is, any
-// other value as its JSON.
-func decisionID(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(bytes.TrimSpace(raw))
-}
-
-// loggedOutcome reads the logged result: a decision document for the
+// logged is the logged result's outcome: a decision document for the
 // decision path, a boolean for the allow path.
-func loggedOutcome(raw json.RawMessage, allowOnly bool) (Outcome, bool) {
-	if raw == nil {
-		return Outcome{}, false
-	}
-	if allowOnly {
-		var allow bool
-		if json.Unmarshal(raw, &allow) != nil {
-			return Outcome{}, false
-		}
-		if allow {
-			return Outcome{Disposition: Allow, Code: "allow"}, true
-		}
+func (f *eventFields) logged(allowOnly bool) (Outcome, bool) {
+	switch {
+	case !allowOnly:
+		return f.decision, f.result == '{' && f.hasCode
+	case f.result == 't':
+		return Outcome{Disposition: Allow, Code: "allow"}, true
+	case f.result == 'f':
 		return Outcome{Disposition: Deny, Code: "not_allow"}, true
 	}
-	var doc map[string]any
-	if unmarshal(raw, &doc) != nil || doc == nil {
-		return Outcome{}, false
+	return Outcome{}, false
+}
+
+// readDecision reads a logged decision document: its code, and its
+// source.row and preview.cli as valueText gives them. It reports whether
+// the code is a string.
+func readDecision(dec *jsontext.Decoder) (Outcome, bool, error) {
+	var o Outcome
+	hasCode := false
+	if _, err := dec.ReadToken(); err != nil {
+		return o, false, err
 	}
-	code, ok := doc["code"].(string)
-	if !ok {
-		return Outcome{}, false
+	for dec.PeekKind() != '}' {
+		name, err := readName(dec)
+		if err != nil {
+			return o, false, err
+		}
+		switch string(name) {
+		case "code":
+			hasCode = dec.PeekKind() == '"'
+			o.Code, err = readText(dec)
+		case "source":
+			o.Row, err = memberText(dec, "row")
+		case "preview":
+			o.CLI, err = memberText(dec, "cli")
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return o, false, err
+		}
 	}
-	return outcomeOf(doc, code), true
+	_, err := dec.ReadToken()
+	o.Disposition = dispositionOf(o.Code)
+	return o, hasCode, err
+}
+
+// memberText reads an object and returns its member name as valueText
+// gives it: "" when the value is not an object or has no such member.
+func memberText(dec *jsontext.Decoder, name string) (string, error) {
+	if dec.PeekKind() != '{' {
+		return "", dec.SkipValue()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return "", err
+	}
+	text := ""
+	for dec.PeekKind() != '}' {
+		n, err := readName(dec)
+		if err != nil {
+			return "", err
+		}
+		if string(n) != name {
+			if err := dec.SkipValue(); err != nil {
+				return "", err
+			}
+			continue
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return "", err
+		}
+		text = rawText(v)
+	}
+	_, err := dec.ReadToken()
+	return text, err
+}
+
+// rawText is valueText of a logged JSON value.
+func rawText(v jsontext.Value) string {
+	if v.Kind() == '"' {
+		if s, err := jsontext.AppendUnquote(nil, v); err == nil {
+			return "s:" + string(s)
+		}
+	}
+	var decoded any
+	if unmarshal(v, &decoded) != nil {
+		return "j:" + string(v)
+	}
+	return valueText(decoded)
+}
+
+// valueText is the text a row or preview compares by: "s:" and a string,
+// or "j:" and the canonical JSON of any other value.
+func valueText(v any) string {
+	if s, ok := v.(string); ok {
+		return "s:" + s
+	}
+	text, _ := canonical(v)
+	return "j:" + string(text)
 }
 
 // outcomeOf is the outcome of a decision document whose code is code.
@@ -200,18 +396,14 @@ func outcomeOf(doc map[string]any, code string) Outcome {
 	}
 }
 
-// fieldText is the canonical JSON of doc[outer][inner], "" when absent.
+// fieldText is valueText of doc[outer][inner], "" when absent.
 func fieldText(doc map[string]any, outer, inner string) string {
 	o, _ := doc[outer].(map[string]any)
 	v, ok := o[inner]
 	if !ok {
 		return ""
 	}
-	text, err := canonical(v)
-	if err != nil {
-		return ""
-	}
-	return string(text)
+	return valueText(v)
 }
 
 // canonical is v's canonical JSON: object keys sorted, numbers as written,

@@ -17,11 +17,12 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
+
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -37,9 +38,9 @@ type Log struct {
 }
 
 // DefaultMaxCached is how many distinct inputs the cache of decisions
-// holds: about 100 MB at most. Beyond it, a new input is decided each time
+// holds: about 80 MB at most. Beyond it, a new input is decided each time
 // it comes, and the report says so.
-const DefaultMaxCached = 500_000
+const DefaultMaxCached = 250_000
 
 // MaxNamed is how many unreadable records a report names.
 const MaxNamed = 10
@@ -208,7 +209,8 @@ const (
 	batchBytes   = 256 << 10
 )
 
-// scan reads the logs in order and sends their records in batches.
+// scan reads the logs in order and sends their records in batches. A
+// batch's texts share one allocation, its arena.
 func scan(ctx context.Context, logs []Log, maxRecord int, out chan<- batch, read *atomic.Int64) error {
 	var seq int64
 	for _, l := range logs {
@@ -217,7 +219,7 @@ func scan(ctx context.Context, logs []Log, maxRecord int, out chan<- batch, read
 			return fmt.Errorf("read %s: %w", l.Name, err)
 		}
 		b := batch{file: l.Name, first: seq}
-		size := 0
+		var arena []byte
 		for {
 			rec, err := r.Next()
 			if errors.Is(err, io.EOF) {
@@ -226,17 +228,21 @@ func scan(ctx context.Context, logs []Log, maxRecord int, out chan<- batch, read
 			if err != nil {
 				return fmt.Errorf("%s:%d: %w", l.Name, r.line, err)
 			}
-			rec.Text = slices.Clone(rec.Text)
-			b.records = append(b.records, rec)
-			size += len(rec.Text)
-			seq++
-			read.Add(1)
-			if len(b.records) == batchRecords || size >= batchBytes {
+			if len(b.records) == batchRecords || len(arena)+len(rec.Text) > cap(arena) && len(b.records) > 0 {
 				if err := send(ctx, out, b); err != nil {
 					return err
 				}
-				b, size = batch{file: l.Name, first: seq}, 0
+				b, arena = batch{file: l.Name, first: seq}, nil
 			}
+			if arena == nil {
+				arena = make([]byte, 0, max(batchBytes, len(rec.Text)))
+			}
+			start := len(arena)
+			arena = append(arena, rec.Text...)
+			rec.Text = arena[start:len(arena):len(arena)]
+			b.records = append(b.records, rec)
+			seq++
+			read.Add(1)
 		}
 		if len(b.records) > 0 {
 			if err := send(ctx, out, b); err != nil {
@@ -256,24 +262,21 @@ func send[T any](ctx context.Context, out chan<- T, v T) error {
 	}
 }
 
-// work classifies and decides the records of each batch and sends the
-// batch's tally.
+// work classifies and decides the records of each batch it takes, and
+// sends its tally of them all at the end.
 func work(ctx context.Context, c *cache, in <-chan batch, out chan<- *tally) error {
+	t := newTally()
 	for b := range in {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t := newTally()
 		for i, rec := range b.records {
 			if err := t.add(ctx, c, b.file, b.first+int64(i), rec); err != nil {
 				return err
 			}
 		}
-		if err := send(ctx, out, t); err != nil {
-			return err
-		}
 	}
-	return nil
+	return send(ctx, out, t)
 }
 
 // cache decides each distinct input once: a later event of the same input
@@ -285,7 +288,8 @@ type cache struct {
 	capped  atomic.Bool
 
 	mu       sync.Mutex
-	entries  map[[sha256.Size]byte]*entry
+	entries  map[[sha256.Size]byte]*entry // by the sha256 of the canonical JSON
+	raw      map[[sha256.Size]byte]*entry // by the sha256 of the bytes as logged
 	interned map[string]string
 }
 
@@ -295,38 +299,55 @@ type entry struct {
 	err  error
 }
 
-// decided is what a new decision is judged on.
+// decided is what a new decision is judged on, and the call it is about.
 type decided struct {
 	Outcome
 	allow bool
+	call  Call
 }
 
 func newCache(max int, decide Decide) *cache {
-	return &cache{decide: decide, max: max, entries: map[[sha256.Size]byte]*entry{}, interned: map[string]string{}}
+	return &cache{decide: decide, max: max, entries: map[[sha256.Size]byte]*entry{}, raw: map[[sha256.Size]byte]*entry{}, interned: map[string]string{}}
 }
 
-// get returns the new decision for ev's input.
+// get returns the new decision for ev's input. An input logged with the
+// same bytes as one met before is found by them, without canonicalizing
+// it (OPA logs the same input the same way); another is found by its
+// canonical JSON.
 func (c *cache) get(ctx context.Context, ev *Event) (decided, error) {
-	key := sha256.Sum256(ev.Key)
+	raw := sha256.Sum256(ev.Input)
 	c.mu.Lock()
-	e := c.entries[key]
-	if e == nil && len(c.entries) >= c.max {
+	e := c.raw[raw]
+	c.mu.Unlock()
+	if e == nil {
+		key := sha256.Sum256(canonicalKey(ev.Input))
+		c.mu.Lock()
+		e = c.entries[key]
+		if e == nil && len(c.entries) < c.max {
+			e = &entry{}
+			c.entries[key] = e
+		}
+		if e != nil && len(c.raw) < c.max {
+			c.raw[raw] = e
+		}
 		c.mu.Unlock()
+	}
+	if e == nil {
 		c.capped.Store(true)
 		return c.decideOnce(ctx, ev.Input)
 	}
-	if e == nil {
-		e = &entry{}
-		c.entries[key] = e
-	}
-	c.mu.Unlock()
 	e.once.Do(func() { e.now, e.err = c.decideOnce(ctx, ev.Input) })
 	return e.now, e.err
 }
 
-// decideOnce decides input and keeps what the comparison needs.
-func (c *cache) decideOnce(ctx context.Context, input any) (decided, error) {
+// decideOnce decides the logged input and keeps what the comparison
+// needs.
+func (c *cache) decideOnce(ctx context.Context, raw jsontext.Value) (decided, error) {
 	c.decided.Add(1)
+	var input any
+	if err := unmarshal(raw, &input); err != nil {
+		return decided{}, fmt.Errorf("read the logged input: %w", err)
+	}
 	doc, err := c.decide(ctx, input)
 	if err != nil {
 		return decided{}, err
@@ -335,7 +356,7 @@ func (c *cache) decideOnce(ctx context.Context, input any) (decided, error) {
 	if !ok {
 		return decided{}, fmt.Errorf("the candidate's decision has no code: %v", doc)
 	}
-	out := decided{Outcome: outcomeOf(doc, code), allow: doc["allow"] == true}
+	out := decided{Outcome: outcomeOf(doc, code), allow: doc["allow"] == true, call: callOf(input)}
 	c.mu.Lock()
 	out.Code = c.intern(out.Code)
 	out.Row = c.intern(out.Row)

@@ -264,3 +264,23 @@ func TestGroupOrder(t *testing.T) {
 		t.Fatalf("last line %q", r.LastLine())
 	}
 }
+
+// TestEventFields: fields in any order, names with escapes, and a
+// duplicate name (the last wins, as encoding/json reads it) are read as
+// OPA's events are.
+func TestEventFields(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		`{"result":{"preview":{"cli":"x"},"code":"land_denied","source":{"row":"p.json:1"}},"input":{"now":"allowed"},"path":"hcp/authz/decision","decision_id":"a"}`,
+		`{"decision\u005fid":"b","p\u0061th":"hcp/authz/allow","input":{"now":"allowed"},"result":false}`,
+		`{"decision_id":"c","path":"other","path":"hcp/authz/decision","input":{"now":"allowed"},"result":{"code":"land_denied"}}`,
+		`{"decision_id":"d","path":"hcp/authz/decision","input":{"now":"allowed"},"result":{"code":5}}`,
+	}
+	r := run(t, candidate(nil), Options{}, strings.Join(lines, "\n"))
+	if r.Widened != 3 || r.Skipped.OtherPath != 1 {
+		t.Fatalf("%s %+v", r.LastLine(), r.Skipped)
+	}
+	if g := r.Groups[0]; g.From != "land_denied" || g.Count != 2 || g.Example != "a" {
+		t.Fatalf("groups %+v", r.Groups)
+	}
+}

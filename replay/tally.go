@@ -69,7 +69,7 @@ func (t *tally) add(ctx context.Context, c *cache, file string, seq int64, rec R
 	case Changed:
 		t.changed++
 	}
-	t.group(groupKey{call: ev.Call, from: ev.Logged.Code, to: now.Code, change: change}, 1, seq, ev.DecisionID)
+	t.group(groupKey{call: now.call, from: ev.Logged.Code, to: now.Code, change: change}, 1, seq, ev.DecisionID)
 	return nil
 }
 
