@@ -13,7 +13,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/compile"
@@ -41,31 +40,25 @@ var maskBundle = map[string]string{
 	"mask.rego": "package system.log\n\nmask contains \"/input/secret\" if input.input.secret\n",
 }
 
-var hcpRego = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "hcp-rego-bin")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "hcp-rego")
+// buildHCPRego builds the hcp-rego command into a temporary folder.
+func buildHCPRego(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "hcp-rego")
 	out, err := exec.Command("go", "build", "-o", bin, "../cmd/hcp-rego").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return bin, nil
-})
+	return bin
+}
 
-// replayCommand runs hcp-rego replay with args and returns its stdout and
-// exit code.
-func replayCommand(t *testing.T, args ...string) ([]byte, int) {
+// replayCommand runs bin replay with args and returns its stdout and exit
+// code; exit 2 fails the test.
+func replayCommand(t *testing.T, bin string, args ...string) ([]byte, int) {
 	t.Helper()
-	bin, err := hcpRego()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.Command(bin, append([]string{"replay"}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -296,6 +289,7 @@ func TestReplayOPALogs(t *testing.T) {
 	r2Grants := writeFile(t, "widen.json", []byte(widenGrant))
 	r2Model := exampleModel(t, acme, r2Grants)
 	r2 := buildFile(t, r2Model, "r2", nil)
+	bin := buildHCPRego(t)
 	maskDir := t.TempDir()
 	for name, body := range maskBundle {
 		if err := os.WriteFile(filepath.Join(maskDir, name), []byte(body), 0o644); err != nil {
@@ -343,7 +337,7 @@ func TestReplayOPALogs(t *testing.T) {
 	}
 
 	t.Logf("expected of the console log: %+v, %d groups", e.report, len(e.groups))
-	out, code := replayCommand(t, "--bundle", r2, consoleFile, "--format", "json")
+	out, code := replayCommand(t, bin, "--bundle", r2, consoleFile, "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -354,7 +348,7 @@ func TestReplayOPALogs(t *testing.T) {
 	upload := uploadOf(t, records)
 	uploadFile := writeFile(t, "upload.json.gz", upload)
 	ea := expect(t, eventsOf(records), ref)
-	out, _ = replayCommand(t, "--bundle", r2, uploadFile, "--format", "json")
+	out, _ = replayCommand(t, bin, "--bundle", r2, uploadFile, "--format", "json")
 	ea.check(t, out)
 	if ea.report.Replayed != e.report.Replayed || ea.report.Skipped["other_path"] != 3 {
 		t.Fatalf("the upload lost events: %+v", ea.report)
@@ -362,18 +356,18 @@ func TestReplayOPALogs(t *testing.T) {
 
 	// --fail-on widen exits 1 exactly when something widened: r2 widens
 	// some of r1's calls; a log of the others passes.
-	if _, code := replayCommand(t, "--bundle", r2, consoleFile, "--fail-on", "widen"); code != 1 {
+	if _, code := replayCommand(t, bin, "--bundle", r2, consoleFile, "--fail-on", "widen"); code != 1 {
 		t.Fatalf("--fail-on widen with %d widened: exit %d, want 1", e.report.Widened, code)
 	}
 	rest := writeFile(t, "rest.log", []byte(notWidened(records, e)))
-	if _, code := replayCommand(t, "--bundle", r2, rest, "--fail-on", "widen"); code != 0 {
+	if _, code := replayCommand(t, bin, "--bundle", r2, rest, "--fail-on", "widen"); code != 0 {
 		t.Fatalf("--fail-on widen with nothing widened: exit %d, want 0", code)
 	}
-	if _, code := replayCommand(t, "--bundle", r2, rest, "--fail-on", "change"); code != 1 {
+	if _, code := replayCommand(t, bin, "--bundle", r2, rest, "--fail-on", "change"); code != 1 {
 		t.Fatalf("--fail-on change with narrowed calls: exit %d, want 1", code)
 	}
 	// r1's log against r1 changes nothing.
-	out, code = replayCommand(t, "--bundle", r1, consoleFile, "--fail-on", "change", "--format", "json")
+	out, code = replayCommand(t, bin, "--bundle", r1, consoleFile, "--fail-on", "change", "--format", "json")
 	if code != 0 {
 		t.Fatalf("r1's log against r1 with --fail-on change: exit %d\n%s", code, out)
 	}
