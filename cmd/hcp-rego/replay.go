@@ -80,8 +80,13 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
+	// The logs, the candidate and the runtime rules are opened before any
+	// is judged, so that every bad file is reported at once.
 	var errs source.Errors
-	_, b, err := o.load(packs)
+	sources, closeAll, err := openLogs(s.in, logs)
+	defer closeAll()
+	errs.Merge("", err)
+	b, err := o.candidate(packs)
 	errs.Merge("", err)
 	ext, err := hcprego.ReadExt(o.ext)
 	errs.Merge("", err)
@@ -92,11 +97,6 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 	if err != nil {
 		return badInput(hcprego.InBundle(err, b, cmp.Or(o.bundle, "the compiled bundle"), len(ext) > 0))
 	}
-	sources, closeAll, err := openLogs(s.in, logs)
-	if err != nil {
-		return badInput(err)
-	}
-	defer closeAll()
 	defer boundMemory()()
 	opts := replay.Options{}
 	if terminal(s.err) {
@@ -117,7 +117,7 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 }
 
 // replayHeadroom is what a replay may use beside the prepared evaluator:
-// batches of records in flight, the cache of decisions (about 100 MB at
+// batches of records in flight, the cache of decisions (about 80 MB at
 // most) and the garbage between collections.
 const replayHeadroom = 192 << 20
 
@@ -189,26 +189,26 @@ func (o replayOptions) split() (packs, logs []string, err error) {
 	return packs, logs, nil
 }
 
-// load returns the model (nil for --bundle) and the candidate bundle.
-func (o replayOptions) load(packs []string) (*compile.Model, *bundle.Bundle, error) {
+// candidate reads the candidate bundle, or assembles it from the packs.
+func (o replayOptions) candidate(packs []string) (*bundle.Bundle, error) {
 	if o.bundle != "" {
 		var v *bundles.Verification
 		if o.verify.KeyFile != "" {
 			v = &o.verify
 		}
 		b, err := bundles.ReadDecisionBundle(o.bundle, v, o.limit.limits)
-		return nil, b, o.limit.hint(err)
+		return b, o.limit.hint(err)
 	}
 	m, err := compile.Checked(packs, o.grants)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	b, err := bundles.Assemble(m, "")
-	return m, b, err
+	return bundles.Assemble(m, "")
 }
 
 // openLogs opens every log before any is read, so that a missing one
-// stops the run before the work.
+// stops the run before the work. The returned function closes the files
+// opened, whether or not all were.
 func openLogs(stdin io.Reader, paths []string) ([]replay.Log, func(), error) {
 	var logs []replay.Log
 	var files []*os.File
@@ -231,11 +231,7 @@ func openLogs(stdin io.Reader, paths []string) ([]replay.Log, func(), error) {
 		files = append(files, f)
 		logs = append(logs, replay.Log{Name: p, Reader: f})
 	}
-	if len(errs) > 0 {
-		closeAll()
-		return nil, nil, errs.Err()
-	}
-	return logs, closeAll, nil
+	return logs, closeAll, errs.Err()
 }
 
 // writeReport writes the report in format.
