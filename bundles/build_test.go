@@ -15,7 +15,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
-	hcprego "github.com/hcp-rego/hcp-rego/rego"
+	"github.com/hcp-rego/hcp-rego/rego/library"
 )
 
 // keys is the folder of the test-only keys.
@@ -34,7 +34,11 @@ func exampleModel(t *testing.T) *compile.Model {
 // build builds the example bundle, failing the test on error.
 func build(t *testing.T, revision string, signing *bundles.Signing) []byte {
 	t.Helper()
-	data, _, err := bundles.Build(exampleModel(t), revision, signing)
+	b, err := compile.Compile(exampleModel(t), revision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := bundles.Build(b, signing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +130,7 @@ func TestBuildHasNoTimestampsAndSortedMembers(t *testing.T) {
 		}
 	}
 	want := []string{"/data.json"}
-	for _, mod := range hcprego.Library() {
+	for _, mod := range library.Modules() {
 		want = append(want, "/"+mod.Path)
 	}
 	want = append(want, "/hcp/packs/ledger/pack.rego", "/hcp/packs/mail/pack.rego", "/hcp/packs/workspace/pack.rego",
@@ -148,11 +152,11 @@ func TestBuildManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := bundles.Assemble(fewer, "")
+	other, err := compile.Compile(fewer, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := bundles.Assemble(m, "")
+	again, err := compile.Compile(m, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +215,11 @@ func TestSigningErrors(t *testing.T) {
 	m := exampleModel(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := bundles.Build(m, "", &tt.signing)
+			b, err := compile.Compile(m, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = bundles.Build(b, &tt.signing)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error %v\nwant %s", err, tt.want)
 			}

@@ -10,13 +10,14 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
-	hcprego "github.com/hcp-rego/hcp-rego/rego"
+	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/rego/library"
 )
 
 // dirTree is what WriteDir writes for the example packs, in walk order.
 func dirTree() []string {
 	tree := []string{".manifest", "hcp", "hcp/authz"}
-	for _, mod := range hcprego.Library() {
+	for _, mod := range library.Modules() {
 		tree = append(tree, mod.Path)
 	}
 	return append(tree,
@@ -28,7 +29,7 @@ func dirTree() []string {
 
 func assemble(t *testing.T, revision string) *bundle.Bundle {
 	t.Helper()
-	b, err := bundles.Assemble(exampleModel(t), revision)
+	b, err := compile.Compile(exampleModel(t), revision)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
 
-	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -120,14 +119,14 @@ func Read(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
 // line, without the source lines OPA quotes.
 func refused(path string, err error) error {
 	var errs source.Errors
-	errs.Merge("", hcprego.PositionedErrors("", err))
+	errs.Merge("", source.OPAErrors("", err))
 	var out source.Errors
 	for _, e := range errs {
 		if e.File == "" {
 			out.Add(path, source.Pos{}, "bundle refused: %s", e.Msg)
 			continue
 		}
-		out = append(out, hcprego.ModuleError(path+": bundle refused", e))
+		out = append(out, source.InModule(path+": bundle refused", e))
 	}
 	return out.Err()
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
+	"github.com/hcp-rego/hcp-rego/rego/library"
 )
 
 // Tamper returns a copy of a bundle tarball with edit applied to the
@@ -105,7 +107,7 @@ func TestReadVerifies(t *testing.T) {
 			case tt.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)
 			case tt.want == "":
-				if len(b.Modules) != len(hcprego.Library())+3 || b.Manifest.Revision == "" {
+				if len(b.Modules) != len(library.Modules())+3 || b.Manifest.Revision == "" {
 					t.Errorf("read %d modules, revision %q", len(b.Modules), b.Manifest.Revision)
 				}
 			case err == nil:
@@ -123,7 +125,7 @@ func TestReadVerifies(t *testing.T) {
 func confused(t *testing.T) []byte {
 	t.Helper()
 	pub, _ := os.ReadFile(keys + "rsa.pub")
-	b, err := bundles.Assemble(exampleModel(t), "")
+	b, err := compile.Compile(exampleModel(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +224,7 @@ func TestReadBadVerificationKeys(t *testing.T) {
 // tarball and from a directory against the bundle as assembled.
 func TestReadDecidesAsAssembled(t *testing.T) {
 	ctx := context.Background()
-	b, err := bundles.Assemble(exampleModel(t), "")
+	b, err := compile.Compile(exampleModel(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,27 +11,20 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 
-	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
-// Build assembles the bundle of m (an empty revision means Digest(m)),
-// signs it when signing is not nil, and encodes it: it returns the bytes
-// that `hcp-rego build` writes and the revision they carry. The same
-// inputs give the same bytes (see Sign for the algorithms whose
-// signatures are randomized).
-func Build(m *compile.Model, revision string, signing *Signing) ([]byte, string, error) {
-	b, err := Assemble(m, revision)
-	if err != nil {
-		return nil, "", err
-	}
+// Build signs b (compile.Compile's output), when signing is given, and
+// encodes it: the bytes that `hcp-rego build` writes. The same bundle
+// gives the same bytes (see Sign for the algorithms whose signatures
+// differ from run to run).
+func Build(b *bundle.Bundle, signing *Signing) ([]byte, error) {
 	if signing != nil {
 		if err := signing.Sign(b); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 	}
-	data, err := Encode(b)
-	return data, b.Manifest.Revision, err
+	return Encode(b)
 }
 
 // Encode serializes b as a gzipped tarball with OPA's bundle writer. The

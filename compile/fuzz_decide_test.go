@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/reference"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
@@ -87,7 +86,7 @@ var placeholder = regexp.MustCompile(`^\{([^{}]+)\}$`)
 // equal.
 func agree(t *testing.T, m *compile.Model) {
 	t.Helper()
-	b, err := bundles.Assemble(m, "fuzz")
+	b, err := compile.Compile(m, "fuzz")
 	if err != nil {
 		t.Fatalf("a model that lints clean does not assemble: %v", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/format"
 
 	"github.com/hcp-rego/hcp-rego/compile"
-	hcprego "github.com/hcp-rego/hcp-rego/rego"
+	"github.com/hcp-rego/hcp-rego/rego/library"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -73,7 +73,10 @@ func lineDiff(want, got []byte) string {
 // and passes strict compilation.
 func TestModulesFormattedAndStrict(t *testing.T) {
 	m := exampleModel(t)
-	mods := hcprego.Library()
+	var mods []compile.Module
+	for _, lib := range library.Modules() {
+		mods = append(mods, compile.Module{Path: lib.Path, Source: lib.Source})
+	}
 	for _, p := range m.Packs {
 		mod, err := compile.PackModule(p)
 		if err != nil {

@@ -1,7 +1,9 @@
 // Package compile reads packs (manifest.json + policy.json) and grant sets,
 // validates them against the embedded JSON Schemas, lints them for the
 // coverage and consistency rules of SPEC §2.2 and §2.3, and compiles the
-// checked model into Rego modules and lookup tables.
+// checked model into its whole output (Compile): the decision library, a
+// Rego module a pack and the grant lookup tables, as an OPA bundle that
+// package bundles packs and the embedded evaluator decides with.
 package compile
 
 import (

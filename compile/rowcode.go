@@ -7,7 +7,7 @@ import (
 )
 
 // PackedRow is a row as the generated pack module holds it, one string
-// (EncodeRow), decoded as the decision library decodes it (rego/row.rego):
+// (EncodeRow), decoded as the decision library decodes it (rego/library/row.rego):
 // strings parse and compile several times faster in OPA than arrays or
 // objects of the same rows.
 type PackedRow struct {
@@ -62,7 +62,7 @@ func DecodeRow(text string) (PackedRow, error) {
 }
 
 // EncodePosition is a grant's position in one number, file << 32 | line,
-// so that the first grant is the smallest position (rego/grants.rego).
+// so that the first grant is the smallest position (rego/library/grants.rego).
 func EncodePosition(file, line int) int64 { return int64(file)<<32 | int64(line) }
 
 // DecodePosition is the file (in the order given) and line of a position.

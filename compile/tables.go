@@ -3,7 +3,7 @@ package compile
 import "slices"
 
 // GrantTables builds data.hcp.grants, the lookup tables the decision
-// library reads (rego/grants.rego), so that a decision costs the same for
+// library reads (rego/library/grants.rego), so that a decision costs the same for
 // 1 grant or 100,000:
 //
 //	principal[id][pack]   a scope table (below) for principal:ID grants

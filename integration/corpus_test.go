@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/reference"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
@@ -190,7 +191,7 @@ func TestSidecarAgrees(t *testing.T) {
 	t.Parallel()
 	m := exampleModel(t, acme, defaults)
 	tarball := buildFile(t, m, "", nil)
-	b, err := bundles.Assemble(m, "")
+	b, err := compile.Compile(m, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -259,7 +259,11 @@ func exampleModel(t *testing.T, grants ...string) *compile.Model {
 // buildFile builds the bundle of m into a new file and returns its path.
 func buildFile(t *testing.T, m *compile.Model, revision string, signing *bundles.Signing) string {
 	t.Helper()
-	data, _, err := bundles.Build(m, revision, signing)
+	b, err := compile.Compile(m, revision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := bundles.Build(b, signing)
 	if err != nil {
 		t.Fatal(err)
 	}

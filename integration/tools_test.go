@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
 )
 
 // TestRunVerifiesBundleFile starts `opa run --server --bundle FILE` with a
@@ -66,7 +67,7 @@ func TestOPAToolsAcceptModules(t *testing.T) {
 	t.Parallel()
 	m := exampleModel(t, acme, defaults)
 	tarball := buildFile(t, m, "", nil)
-	b, err := bundles.Assemble(m, "")
+	b, err := compile.Compile(m, "")
 	if err != nil {
 		t.Fatal(err)
 	}

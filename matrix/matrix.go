@@ -14,7 +14,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
@@ -109,7 +108,7 @@ func Compute(ctx context.Context, m *compile.Model, o Options) (*Matrix, error) 
 	if err != nil {
 		return nil, err
 	}
-	b, err := bundles.Assemble(m, "")
+	b, err := compile.Compile(m, "")
 	if err != nil {
 		return nil, err
 	}

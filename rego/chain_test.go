@@ -9,7 +9,7 @@ import (
 	oparego "github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
-	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/reference"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
@@ -21,7 +21,7 @@ import (
 // confirm_required calls, so that both are tested on the common calls.
 func TestChainAloneAgrees(t *testing.T) {
 	m := diffModel(t)
-	b, err := bundles.Assemble(m, "test")
+	b, err := compile.Compile(m, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	"github.com/hcp-rego/hcp-rego/reference"
@@ -154,7 +153,7 @@ type pair struct {
 // holding the given Rego module text for Rego and ext for the reference.
 func newPair(t testing.TB, m *compile.Model, extModule string, ext reference.Ext) *pair {
 	t.Helper()
-	b, err := bundles.Assemble(m, "test")
+	b, err := compile.Compile(m, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 	if errors.As(err, &compileErrs) {
 		// A module that does not type-check (a runtime's rule, or a
 		// bundle's): named at its file, line and column.
-		return nil, PositionedErrors("", compileErrs)
+		return nil, source.OPAErrors("", compileErrs)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("prepare decision query: %w", err)

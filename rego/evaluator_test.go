@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
@@ -13,7 +13,7 @@ import (
 // module named as a module of the bundle is refused: OPA would load it in
 // place of the bundle's (the decision library's gate, say).
 func TestRuntimeModuleCannotReplaceBundleModule(t *testing.T) {
-	b, err := bundles.Assemble(exampleModel(t), "")
+	b, err := compile.Compile(exampleModel(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}

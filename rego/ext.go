@@ -209,7 +209,7 @@ func readExtModule(path string) (Option, error) {
 	}
 	mod, err := ast.ParseModuleWithOpts(path, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
-		return Option{}, PositionedErrors(path, err)
+		return Option{}, source.OPAErrors(path, err)
 	}
 	if !mod.Package.Path.HasPrefix(ast.MustParseRef("data.hcp.ext")) {
 		loc := mod.Package.Location

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/garbagetest"
 	"github.com/hcp-rego/hcp-rego/reference"
@@ -49,7 +48,7 @@ func exampleModel(t testing.TB) *compile.Model {
 // exampleEvaluator prepares the embedded evaluator on m's bundle.
 func exampleEvaluator(t testing.TB, m *compile.Model, options ...hcprego.Option) *hcprego.Evaluator {
 	t.Helper()
-	b, err := bundles.Assemble(m, "")
+	b, err := compile.Compile(m, "")
 	if err != nil {
 		t.Fatal(err)
 	}

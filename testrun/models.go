@@ -7,7 +7,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 
-	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
@@ -37,7 +36,7 @@ func (e *evaluators) bundle(packs, grants []string) (*bundle.Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := bundles.Assemble(m, "")
+	b, err := compile.Compile(m, "")
 	if err != nil {
 		return nil, err
 	}

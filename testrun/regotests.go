@@ -29,7 +29,7 @@ func parseRegoTests(files []string) (map[string]*ast.Module, error) {
 		}
 		mod, err := ast.ParseModuleWithOpts(file, string(data), ast.ParserOptions{RegoVersion: ast.RegoV1})
 		if err != nil {
-			errs.Merge(file, hcprego.PositionedErrors(file, err))
+			errs.Merge(file, source.OPAErrors(file, err))
 			continue
 		}
 		mods[file] = mod
@@ -63,7 +63,7 @@ func runRegoTests(ctx context.Context, b *bundle.Bundle, tests map[string]*ast.M
 		CapturePrintOutput(true)
 	ch, err := runner.RunTests(ctx, nil)
 	if err != nil {
-		return nil, hcprego.PositionedErrors("", err)
+		return nil, source.OPAErrors("", err)
 	}
 	var results []*Result
 	for tr := range ch {

@@ -12,7 +12,6 @@ import (
 	oparego "github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/hcp-rego/hcp-rego/bench/largeset"
-	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/reference"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
@@ -155,7 +154,7 @@ func evaluators(ctx context.Context, s *set) (*hcprego.Evaluator, *reference.Eva
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := bundles.Assemble(m, "")
+	b, err := compile.Compile(m, "")
 	if err != nil {
 		return nil, nil, err
 	}

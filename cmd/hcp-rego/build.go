@@ -74,10 +74,15 @@ func runBuild(s streams, o buildOptions) error {
 	if err := bundles.CheckOutput(o.output, append(m.Inputs(), o.signing.KeyFile)); err != nil {
 		return badInput(err)
 	}
-	data, revision, err := bundles.Build(m, o.revision, signing)
+	b, err := compile.Compile(m, o.revision)
 	if err != nil {
 		return badInput(err)
 	}
+	data, err := bundles.Build(b, signing)
+	if err != nil {
+		return badInput(err)
+	}
+	revision := b.Manifest.Revision
 	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
 		return badInput(err)
 	}

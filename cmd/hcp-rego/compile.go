@@ -54,7 +54,7 @@ func runCompile(s streams, o compileOptions) error {
 	if err := bundles.CheckOutput(o.output, m.Inputs()); err != nil {
 		return badInput(err)
 	}
-	b, err := bundles.Assemble(m, o.revision)
+	b, err := compile.Compile(m, o.revision)
 	if err != nil {
 		return badInput(err)
 	}

@@ -140,7 +140,7 @@ func (o evalOptions) load() (*compile.Model, *bundle.Bundle, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := bundles.Assemble(m, "")
+	b, err := compile.Compile(m, "")
 	return m, b, err
 }
 

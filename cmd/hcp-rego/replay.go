@@ -203,7 +203,7 @@ func (o replayOptions) candidate(packs []string) (*bundle.Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bundles.Assemble(m, "")
+	return compile.Compile(m, "")
 }
 
 // openLogs opens every log before any is read, so that a missing one

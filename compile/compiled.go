@@ -1,8 +1,4 @@
-// Package bundles assembles the OPA bundle of a checked model (SPEC §4.3)
-// with OPA's bundle package, writes it atomically and byte-identically,
-// signs it, and reads it back with signature verification, within limits
-// on its size counted as it is read.
-package bundles
+package compile
 
 import (
 	"crypto/sha256"
@@ -17,44 +13,28 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/hcp-rego/hcp-rego/compile"
-	hcprego "github.com/hcp-rego/hcp-rego/rego"
+	"github.com/hcp-rego/hcp-rego/rego/library"
 )
 
-// Roots are the bundle's roots: never "hcp" whole, since hcp/ext belongs to
-// the runtime's own bundle.
+// Roots are a bundle's roots: never "hcp" whole, since hcp/ext belongs to
+// the runtime's own bundle (SPEC §4.1).
 var Roots = []string{"hcp/authz", "hcp/packs", "hcp/grants"}
 
-// Modules returns every module of the bundle for m, sorted by path: the
-// decision library and one generated module a pack, generated on all
-// CPUs.
-func Modules(m *compile.Model) ([]compile.Module, error) {
-	packs := make([]compile.Module, len(m.Packs))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, p := range m.Packs {
-		g.Go(func() error {
-			var err error
-			packs[i], err = compile.PackModule(p)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	mods := append(hcprego.Library(), packs...)
-	slices.SortFunc(mods, func(a, b compile.Module) int { return strings.Compare(a.Path, b.Path) })
-	return mods, nil
-}
-
-// Assemble builds the bundle for m. An empty revision means a digest of
-// its content (see Digest), so the same inputs give the same revision.
-func Assemble(m *compile.Model, revision string) (*bundle.Bundle, error) {
+// Compile returns everything the model compiles to, as the OPA bundle
+// that holds it (SPEC §4.3): the decision library and one generated module
+// a pack, sorted by path; the grant tables as data at hcp.grants; and a
+// manifest with the revision, the roots and, in metadata.hcp, each pack
+// and the sha256 of each source file. An empty revision means a digest of
+// the content, so the same inputs give the same revision. The modules are
+// left unparsed: writing a bundle needs only their bytes, and an evaluator
+// parses them (rego.ParseModules). Package bundles packs, signs and writes
+// it; the embedded evaluator decides with it as it is.
+func Compile(m *Model, revision string) (*bundle.Bundle, error) {
 	mods, err := Modules(m)
 	if err != nil {
 		return nil, err
 	}
-	tables := compile.GrantTables(m)
+	tables := GrantTables(m)
 	if revision == "" {
 		if revision, err = digest(m, mods, tables); err != nil {
 			return nil, err
@@ -64,15 +44,39 @@ func Assemble(m *compile.Model, revision string) (*bundle.Bundle, error) {
 		Manifest: manifest(m, revision),
 		Data:     map[string]any{"hcp": map[string]any{"grants": tables}},
 	}
-	// Modules are left unparsed: writing a bundle needs only their bytes,
-	// and an evaluator parses them (hcprego.ParseModules).
 	for _, mod := range mods {
 		b.Modules = append(b.Modules, bundle.ModuleFile{URL: "/" + mod.Path, Path: "/" + mod.Path, Raw: mod.Source})
 	}
 	return b, nil
 }
 
-func manifest(m *compile.Model, revision string) bundle.Manifest {
+// Modules returns every module of m's bundle, sorted by path: the
+// decision library and one generated module a pack, generated on all
+// CPUs.
+func Modules(m *Model) ([]Module, error) {
+	packs := make([]Module, len(m.Packs))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, p := range m.Packs {
+		g.Go(func() error {
+			var err error
+			packs[i], err = PackModule(p)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var mods []Module
+	for _, lib := range library.Modules() {
+		mods = append(mods, Module{Path: lib.Path, Source: lib.Source})
+	}
+	mods = append(mods, packs...)
+	slices.SortFunc(mods, func(a, b Module) int { return strings.Compare(a.Path, b.Path) })
+	return mods, nil
+}
+
+func manifest(m *Model, revision string) bundle.Manifest {
 	roots := slices.Clone(Roots)
 	version := 1
 	packs := make([]any, len(m.Packs))
@@ -88,7 +92,7 @@ func manifest(m *compile.Model, revision string) bundle.Manifest {
 }
 
 // sourceDigests maps every source file to its sha256.
-func sourceDigests(m *compile.Model) map[string]any {
+func sourceDigests(m *Model) map[string]any {
 	files := map[string]any{}
 	for _, p := range m.Packs {
 		for path, sum := range p.Digests {
@@ -107,7 +111,7 @@ func sourceDigests(m *compile.Model) map[string]any {
 // the grant files' order (which decides provenance). A bundle with other
 // content has another revision, even when only the hcp-rego that made it
 // changed.
-func digest(m *compile.Model, mods []compile.Module, tables map[string]any) (string, error) {
+func digest(m *Model, mods []Module, tables map[string]any) (string, error) {
 	h := sha256.New()
 	files := sourceDigests(m)
 	for _, path := range slices.Sorted(maps.Keys(files)) {

@@ -1,11 +1,9 @@
-package rego
+package source
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // TestShortenKeepsCharacters checks that a long message is cut on a
@@ -23,9 +21,9 @@ func TestShortenKeepsCharacters(t *testing.T) {
 // their positions, so that they sort by line, not as text ("11" before
 // "3"), and that a module name with a control character is quoted.
 func TestModuleErrorsSortByLine(t *testing.T) {
-	errs := source.Errors{
-		ModuleError("b.tar.gz", &source.Error{File: "/hcp/authz/x\x1b.rego", Pos: source.Pos{Line: 11, Col: 7}, Msg: "second"}),
-		ModuleError("b.tar.gz", &source.Error{File: "/hcp/authz/x\x1b.rego", Pos: source.Pos{Line: 3, Col: 7}, Msg: "first"}),
+	errs := Errors{
+		InModule("b.tar.gz", &Error{File: "/hcp/authz/x\x1b.rego", Pos: Pos{Line: 11, Col: 7}, Msg: "second"}),
+		InModule("b.tar.gz", &Error{File: "/hcp/authz/x\x1b.rego", Pos: Pos{Line: 3, Col: 7}, Msg: "first"}),
 	}
 	want := `b.tar.gz: "hcp/authz/x\x1b.rego":3:7: first` + "\n" + `b.tar.gz: "hcp/authz/x\x1b.rego":11:7: second`
 	if got := errs.Err().Error(); got != want {
