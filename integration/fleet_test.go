@@ -2,7 +2,12 @@ package integration
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/fleet"
 )
 
 // convergeTimeout bounds how long a sidecar polling every second may take
@@ -37,26 +43,60 @@ func ociSidecarConfig(t *testing.T, addr, ref string) map[string]any {
 	}
 }
 
-// startSidecars starts n OPAs with config.
-func startSidecars(t *testing.T, n int, config map[string]any) []*server {
+// startSidecars starts two OPAs with config: the first with the status
+// plugin on (status reads /v1/status), the second without (status reads
+// /v1/data/system/bundles and /health?bundles).
+func startSidecars(t *testing.T, config map[string]any) []*server {
 	t.Helper()
-	data, err := json.MarshalIndent(config, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := writeFile(t, "opa.json", data)
+	withStatus := maps.Clone(config)
+	withStatus["status"] = map[string]any{"console": true}
 	var sidecars []*server
-	for range n {
-		sidecars = append(sidecars, startOPA(t, "--config-file", path))
+	for _, c := range []map[string]any{withStatus, config} {
+		data, err := json.MarshalIndent(c, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sidecars = append(sidecars, startOPA(t, "--config-file", writeFile(t, "opa.json", data)))
 	}
 	return sidecars
 }
 
-// waitRevision waits until every sidecar runs revision rev.
-func waitRevision(t *testing.T, sidecars []*server, rev string) {
-	t.Helper()
+// urls are the sidecars' base addresses.
+func urls(sidecars []*server) []string {
+	var out []string
 	for _, s := range sidecars {
-		s.waitFor(t, "revision "+rev, convergeTimeout, func() bool { return s.revision(t, "hcp") == rev })
+		out = append(out, s.url)
+	}
+	return out
+}
+
+// status runs hcp-rego status on the sidecars with args, in JSON.
+func status(t *testing.T, sidecars []*server, args ...string) (cliResult, fleet.Report) {
+	t.Helper()
+	all := append(append([]string{"status", "--format", "json"}, urls(sidecars)...), args...)
+	res := hcpRego(t, t.TempDir(), all...)
+	var report fleet.Report
+	if err := json.Unmarshal([]byte(res.stdout), &report); err != nil {
+		t.Fatalf("status printed no report (exit %d): %v\n%s%s", res.code, err, res.stdout, res.stderr)
+	}
+	return res, report
+}
+
+// converge runs status --want-revision rev --wait 40s, which must exit 0
+// with every sidecar on rev.
+func converge(t *testing.T, sidecars []*server, rev string) {
+	t.Helper()
+	res, report := status(t, sidecars, "--want-revision", rev, "--wait", "40s")
+	if res.code != 0 || !report.Converged {
+		t.Fatalf("status --want-revision %s --wait 40s: exit %d\n%s%s", rev, res.code, res.stdout, res.stderr)
+	}
+	for i, row := range report.Sidecars {
+		if row.Revision != rev || (i == 0) != (row.Source == "status") || (i == 0) != (row.LastActivation != "") {
+			t.Errorf("sidecar %d: %+v, want revision %s (from its status plugin for the first only)", i, row, rev)
+		}
+		if rev := sidecars[i].revision(t, "hcp"); rev != row.Revision {
+			t.Errorf("sidecar %d runs %s, status says %s", i, rev, row.Revision)
+		}
 	}
 }
 
@@ -73,18 +113,25 @@ func TestFleetRollout(t *testing.T) {
 	signing := &bundles.Signing{KeyFile: keys + "rsa.key", Algorithm: "RS256", KeyID: "hcp"}
 	r1 := buildFile(t, exampleModel(t, acme), "r1", signing)
 	r2 := buildFile(t, exampleModel(t, acme, defaults), "r2", signing)
-	sidecars := startSidecars(t, 2, ociSidecarConfig(t, reg.addr, ref))
+	sidecars := startSidecars(t, ociSidecarConfig(t, reg.addr, ref))
 
 	// 1. r1, then r2: both sidecars run each and decide as each.
 	d1 := strings.TrimSpace(hcpRego(t, docker, "push", r1, ref, "--plain-http").must(t, "push r1"))
-	waitRevision(t, sidecars, "r1")
+	converge(t, sidecars, "r1")
 	for i, s := range sidecars {
 		if code := s.code(t, carol); code != "capability_required" {
 			t.Errorf("sidecar %d on r1: %s, want capability_required", i, code)
 		}
 	}
 	d2 := strings.TrimSpace(hcpRego(t, docker, "push", r2, ref, "--plain-http").must(t, "push r2"))
-	waitRevision(t, sidecars, "r2")
+	converge(t, sidecars, "r2")
+	// A sidecar that cannot be asked is a row with its error, and the
+	// rollout is not done.
+	gone := &server{url: "http://" + freeAddr(t)}
+	res, report := status(t, append(sidecars, gone), "--want-revision", "r2")
+	if last := report.Sidecars[2]; res.code != 1 || report.Converged || last.Reachable || last.LastError != "unreachable: connection refused" {
+		t.Errorf("status with a stopped sidecar: exit %d\n%s", res.code, res.stdout)
+	}
 	for i, s := range sidecars {
 		if code := s.code(t, carol); code != "allowed" {
 			t.Errorf("sidecar %d on r2: %s, want allowed", i, code)
@@ -104,6 +151,31 @@ func TestFleetRollout(t *testing.T) {
 	hcpRego(t, docker, "push", text, ref, "--plain-http").refused(t, "push of a text file", "bundle refused")
 	ext := writeFile(t, "ext.tar.gz", extTarball(t))
 	hcpRego(t, docker, "push", ext, ref, "--plain-http").refused(t, "push of another bundle", "not a bundle hcp-rego built")
+
+	// 3. A tampered r3 (one module byte changed, the signature left as
+	// it was), pushed with the raw registry API: both sidecars refuse it
+	// and stay on r2, status shows r2 and the refusal, and
+	// --want-revision r3 exits 1.
+	tampered := tamperModule(t, readFile(t, buildFile(t, exampleModel(t, acme), "r3", signing)), "/hcp/authz/gate.rego")
+	rawPush(t, reg.addr, "policy/hcp", "prod", tampered, "r3")
+	for _, s := range sidecars {
+		s.waitFor(t, "the refusal of the tampered r3", convergeTimeout, func() bool {
+			return strings.Contains(s.events(), "hcp/authz/gate.rego: digest mismatch")
+		})
+	}
+	res, report = status(t, sidecars, "--want-revision", "r3")
+	if res.code != 1 || report.Converged {
+		t.Errorf("status --want-revision r3 after the tampered push: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for i, row := range report.Sidecars {
+		if row.Revision != "r2" || sidecars[i].code(t, carol) != "allowed" {
+			t.Errorf("sidecar %d after the tampered push: %+v, want r2", i, row)
+		}
+	}
+	if got := report.Sidecars[0].LastError; !strings.Contains(got, "digest mismatch") {
+		t.Errorf("status shows the error %q, want the refused signature's digest mismatch", got)
+	}
+	hcpRego(t, docker, "push", r2, ref, "--plain-http").must(t, "push r2 back")
 
 	// 4. pull gives back r2's bytes, verified; with a wrong key, nothing.
 	out := filepath.Join(t.TempDir(), "pulled.tar.gz")
@@ -159,4 +231,60 @@ func TestRegistryCredentials(t *testing.T) {
 		t.Errorf("the error echoes the credentials: %s", res.stderr)
 	}
 	hcpRego(t, none, "pull", ref, "-o", out+".2", "--plain-http").refused(t, "pull without credentials", "authentication failed")
+}
+
+// rawPush stores tarball at addr/repo:tag as SPEC §5.4's manifest with
+// the distribution API itself, past every check of hcp-rego push, as
+// someone with write access to the registry could.
+func rawPush(t *testing.T, addr, repo, tag string, tarball []byte, revision string) {
+	t.Helper()
+	base := "http://" + addr + "/v2/" + repo
+	blob := func(data []byte) map[string]any {
+		digest := fmt.Sprintf("sha256:%x", sha256.Sum256(data))
+		resp, err := http.Post(base+"/blobs/uploads/", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc, err := resp.Location()
+		if err != nil || resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("start an upload: %s, %v", resp.Status, err)
+		}
+		q := loc.Query()
+		q.Set("digest", digest)
+		loc.RawQuery = q.Encode()
+		put(t, loc.String(), "application/octet-stream", data)
+		return map[string]any{"digest": digest, "size": len(data)}
+	}
+	layer := blob(tarball)
+	layer["mediaType"] = "application/vnd.oci.image.layer.v1.tar+gzip"
+	config := blob([]byte("{}"))
+	config["mediaType"] = "application/vnd.oci.image.config.v1+json"
+	manifest, _ := json.Marshal(map[string]any{
+		"schemaVersion": 2,
+		"mediaType":     "application/vnd.oci.image.manifest.v1+json",
+		"config":        config,
+		"layers":        []any{layer},
+		"annotations":   map[string]string{"org.opencontainers.image.revision": revision},
+	})
+	put(t, base+"/manifests/"+tag, "application/vnd.oci.image.manifest.v1+json", manifest)
+}
+
+// put PUTs body to url, which must answer 201 Created.
+func put(t *testing.T, url, contentType string, body []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPut, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		msg, _ := io.ReadAll(resp.Body)
+		t.Fatalf("PUT %s: %s\n%s", url, resp.Status, msg)
+	}
 }
