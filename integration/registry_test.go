@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -92,7 +93,7 @@ func startRegistry(t *testing.T, auth bool) *registry {
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
 		t.Cleanup(func() {
-			cmd.Process.Signal(os.Interrupt)
+			cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-done:
 			case <-time.After(5 * time.Second):
