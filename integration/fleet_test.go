@@ -26,6 +26,10 @@ const convergeTimeout = 40 * time.Second
 // capability_required, r2 allowed.
 const carol = `{"principal": {"id": "carol"}, "pack_id": "mail", "verb_key": "mail.get", "owner": "carol"}`
 
+// signingHCP signs the fleet tests' bundles as the sidecars require:
+// testdata/keys/rsa.key, RS256, key id "hcp".
+var signingHCP = &bundles.Signing{KeyFile: keys + "rsa.key", Algorithm: "RS256", KeyID: "hcp"}
+
 // ociSidecarConfig is an OPA configuration that polls the bundle "hcp"
 // from ref in the registry at addr every second, with OPA's oci service
 // type, and requires it signed by testdata/keys/rsa.pub as key id "hcp".
@@ -110,7 +114,7 @@ func TestFleetRollout(t *testing.T) {
 	reg := startRegistry(t, false)
 	docker := dockerConfig(t, reg.addr, "", "")
 	ref := reg.addr + "/policy/hcp:prod"
-	signing := &bundles.Signing{KeyFile: keys + "rsa.key", Algorithm: "RS256", KeyID: "hcp"}
+	signing := signingHCP
 	r1 := buildFile(t, exampleModel(t, acme), "r1", signing)
 	r2 := buildFile(t, exampleModel(t, acme, defaults), "r2", signing)
 	sidecars := startSidecars(t, ociSidecarConfig(t, reg.addr, ref))

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/hcp-rego/hcp-rego/bundles"
 )
 
 // answer is one decision asked of a sidecar under load.
@@ -86,7 +84,7 @@ func TestRolloutUnderLoad(t *testing.T) {
 	reg := startRegistry(t, false)
 	docker := dockerConfig(t, reg.addr, "", "")
 	ref := reg.addr + "/policy/hcp:prod"
-	signing := &bundles.Signing{KeyFile: keys + "rsa.key", Algorithm: "RS256", KeyID: "hcp"}
+	signing := signingHCP
 	r1 := buildFile(t, exampleModel(t, acme), "r1", signing)
 	r2 := buildFile(t, exampleModel(t, acme, defaults), "r2", signing)
 	config := maps.Clone(ociSidecarConfig(t, reg.addr, ref))
