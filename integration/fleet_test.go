@@ -179,6 +179,16 @@ func TestFleetRollout(t *testing.T) {
 	if got := report.Sidecars[0].LastError; !strings.Contains(got, "digest mismatch") {
 		t.Errorf("status shows the error %q, want the refused signature's digest mismatch", got)
 	}
+	// pull refuses the tampered r3 with the key, and a layer that is no
+	// bundle at all, writing nothing.
+	refused := filepath.Join(t.TempDir(), "refused.tar.gz")
+	hcpRego(t, docker, "pull", ref, "-o", refused, "--plain-http",
+		"--verification-key", keys+"rsa.pub", "--verification-key-id", "hcp").refused(t, "pull of the tampered r3", "hcp/authz/gate.rego: digest mismatch")
+	rawPush(t, reg.addr, "policy/junk", "prod", []byte("not a bundle"), "junk")
+	hcpRego(t, docker, "pull", reg.addr+"/policy/junk:prod", "-o", refused, "--plain-http").refused(t, "pull of a layer that is no bundle", "bundle refused")
+	if _, err := os.Stat(refused); !os.IsNotExist(err) {
+		t.Errorf("a refused pull left a file: %v", err)
+	}
 	hcpRego(t, docker, "push", r2, ref, "--plain-http").must(t, "push r2 back")
 
 	// 4. pull gives back r2's bytes, verified; with a wrong key, nothing.
