@@ -2,7 +2,8 @@
 // `make bench`: decision latency in a real OPA and in the embedded
 // evaluator, as ratios to a one-rule policy measured in the same run;
 // build time and memory against `opa build` on the same output, and how
-// builds grow; and OPA's activation of the large bundle. Every figure comes
+// builds grow; OPA's activation of the large bundle; and its push, pull
+// and rollout through a loopback OCI registry. Every figure comes
 // from this run on this machine: the median of several runs, interleaved
 // so that a noisy moment of a shared machine falls on every policy alike.
 package main
@@ -46,7 +47,7 @@ func run(ctx context.Context, quick bool, rounds int) error {
 	if err != nil {
 		return err
 	}
-	for _, step := range []func(*tools, map[string]*set) (table, error){builds, latencyInOPA, latencyEmbedded, activation} {
+	for _, step := range []func(*tools, map[string]*set) (table, error){builds, latencyInOPA, latencyEmbedded, activation, publishing} {
 		tb, err := step(t, sets)
 		if err != nil {
 			return err
