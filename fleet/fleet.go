@@ -46,9 +46,6 @@ type Sidecar struct {
 	Source string `json:"source,omitempty"`
 }
 
-// Runs reports whether the sidecar was asked and runs revision.
-func (s Sidecar) Runs(revision string) bool { return s.Reachable && s.Revision == revision }
-
 // Client asks sidecars.
 type Client struct {
 	// HTTP makes the requests; nil means one with Timeout.
