@@ -4,8 +4,12 @@ BIN      := bin/hcp-rego
 PACKS    := testdata/packs
 GRANTS   := --grants testdata/grants/acme.json --grants testdata/grants/defaults.json
 FUZZTIME ?= 20s
+# The harnesses' own npm packages (Gemini CLI core, Codex), pinned, that the
+# export tests load exported files with.
+HARNESS  := export/testdata/_harness
+NPM      ?= npm
 
-.PHONY: help build test demo lint fuzz bench clean
+.PHONY: help build test demo lint fuzz bench clean harness
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -13,7 +17,7 @@ help: ## list the targets
 build: ## build bin/hcp-rego
 	$(GO) build -o $(BIN) ./cmd/hcp-rego
 
-test: lint ## everything CI runs: vet, unit, testscript, integration, dogfood
+test: lint harness ## everything CI runs: vet, unit, testscript, integration, dogfood, harnesses
 	$(GO) test -count=1 ./...
 	$(GO) run ./cmd/hcp-rego test --coverage testdata/
 
@@ -29,6 +33,11 @@ demo: build ## run the main job on the example packs
 	done
 	@echo '$$ hcp-rego matrix $(PACKS) $(GRANTS)'
 	@$(BIN) matrix $(PACKS) $(GRANTS)
+
+harness: $(HARNESS)/node_modules/.package-lock.json ## install the pinned harness packages (npm ci) when missing or older than the lock
+
+$(HARNESS)/node_modules/.package-lock.json: $(HARNESS)/package.json $(HARNESS)/package-lock.json
+	cd $(HARNESS) && $(NPM) ci --ignore-scripts --no-audit --no-fund
 
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -101,20 +101,12 @@ func sourceDigests(m *compile.Model) map[string]any {
 	return files
 }
 
-// Digest is the default revision of m's bundle: the first 16 hex digits
+// digest is the default revision of m's bundle: the first 16 hex digits
 // of a sha256 over what the bundle holds, namely every module's path and
 // bytes, the grant tables, and every source file's path and sha256 with
 // the grant files' order (which decides provenance). A bundle with other
 // content has another revision, even when only the hcp-rego that made it
 // changed.
-func Digest(m *compile.Model) (string, error) {
-	mods, err := Modules(m)
-	if err != nil {
-		return "", err
-	}
-	return digest(m, mods, compile.GrantTables(m))
-}
-
 func digest(m *compile.Model, mods []compile.Module, tables map[string]any) (string, error) {
 	h := sha256.New()
 	files := sourceDigests(m)

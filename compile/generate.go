@@ -46,21 +46,6 @@ func PackModule(p *Pack) (Module, error) {
 	return formatModule(packModulePath(p.ID), b.String())
 }
 
-// rowText is the generated form of a row: its fields, then " | " and the
-// cli template when it has one that splits back to itself on spaces, then,
-// for a gated command, its preview lines (PreviewText).
-func rowText(r *Row) string {
-	confirm := map[Gate]string{NoGate: "false", GateTrue: "true", GateAlways: "always"}[r.Gate]
-	text := fmt.Sprintf("%s %s %s %s %d", r.Operation, r.Land, confirm, r.Capability(), r.Line)
-	if stringTemplate(r.CLI) {
-		text += " | " + strings.Join(r.CLI, " ")
-	}
-	if preview, ok := PreviewText(r); ok {
-		text += "\n" + preview
-	}
-	return text
-}
-
 // stringTemplate reports whether a cli template is written as a string.
 func stringTemplate(cli []string) bool {
 	return len(cli) > 0 && !slices.ContainsFunc(cli, splitsBadly)
@@ -70,7 +55,7 @@ func writeRows(b *strings.Builder, name string, rows map[string]*Row) {
 	fmt.Fprintf(b, "%s := {\n", name)
 	for _, key := range slices.Sorted(maps.Keys(rows)) {
 		r := rows[key]
-		fmt.Fprintf(b, "\t# from %s:%d\n\t%s: %s,\n", commentText(r.File), r.Line, quote(key), quote(rowText(r)))
+		fmt.Fprintf(b, "\t# from %s:%d\n\t%s: %s,\n", commentText(r.File), r.Line, quote(key), quote(EncodeRow(r)))
 	}
 	b.WriteString("}\n")
 }

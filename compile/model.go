@@ -165,7 +165,7 @@ func (g *Grant) Source() string { return fmt.Sprintf("%s:%d", g.File, g.Line) }
 // the file among those given, then by line. It packs both in one number
 // (file << 32 | line), from which the decision library rebuilds the
 // grant's source: the tables then need no list of every grant's source.
-func (g *Grant) Position() int64 { return int64(g.FileIndex)<<32 | int64(g.Line) }
+func (g *Grant) Position() int64 { return EncodePosition(g.FileIndex, g.Line) }
 
 // Model is everything one run compiles: packs sorted by id, and grants in
 // the order of the files given and of the grants within them.

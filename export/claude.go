@@ -18,16 +18,17 @@ type claudePermissions struct {
 	Deny  []string `json:"deny"`
 }
 
-// ClaudeRule is Claude Code's rule for an MCP tool: mcp__<server>__<tool>.
-// Tool names hold no parentheses (a rule with a specifier, which Claude
-// Code skips for mcp__ rules) and no glob characters (see nameable).
-func ClaudeRule(server, tool string) string { return "mcp__" + server + "__" + tool }
+// claudeUnwritten is what decides for a tool that the file leaves out.
+const claudeUnwritten = "the session's permission mode decides for it"
 
-// writeClaude writes every disposition to its list.
+// writeClaude writes every disposition to its list, as the rule of the name
+// Claude Code registers the tool under (ClaudeRule); a tool whose name
+// Claude Code cannot tell apart or offer is left out and noted.
 func writeClaude(server string, tools []Tool) (*File, error) {
 	p := claudePermissions{Allow: []string{}, Ask: []string{}, Deny: []string{}}
-	for _, t := range tools {
-		rule := ClaudeRule(server, t.Name)
+	kept, notes := registered(ClaudeCode, server, tools, ClaudeRule, claudeUnwritten)
+	for _, t := range kept {
+		rule := t.Registered
 		switch t.Disposition {
 		case matrix.Allow:
 			p.Allow = append(p.Allow, rule)
@@ -41,5 +42,5 @@ func writeClaude(server string, tools []Tool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Data: data, Notes: claudeNames(server, tools)}, nil
+	return &File{Data: data, Notes: notes}, nil
 }

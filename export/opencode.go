@@ -1,9 +1,6 @@
 package export
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/hcp-rego/hcp-rego/matrix"
 )
 
@@ -24,36 +21,27 @@ type openCodeRule struct {
 	Effect   string `json:"effect"`
 }
 
-// OpenCodeAction is OpenCode's action for an MCP tool: <server>_<tool>,
-// with "." and "-" (characters OpenCode does not support in either name)
-// turned into "_".
-func OpenCodeAction(server, tool string) string {
-	return openCodeName(server) + "_" + openCodeName(tool)
-}
+// openCodeUnwritten is what decides for a tool that the file leaves out:
+// OpenCode's default policy, which allows everything.
+const openCodeUnwritten = "OpenCode's default policy decides for it (it allows everything unless another rule of the user's matches)"
 
-func openCodeName(s string) string { return strings.NewReplacer(".", "_", "-", "_").Replace(s) }
-
-// writeOpenCode writes one rule a tool, resource "*", in matrix order.
-// OpenCode's default policy allows everything, so every tool must be
-// written, deny and ask included: two tools whose names become the same
-// action cannot both be, and that is an error rather than a file that
-// leaves one to the default.
+// writeOpenCode writes one rule a tool, resource "*", in matrix order, with
+// the action OpenCode registers the tool under (OpenCodeAction). OpenCode's
+// default policy allows everything, so every tool is written, deny and ask
+// included, except one whose name OpenCode cannot tell apart or offer
+// (SPEC §5.3.1): that one is left out and noted, saying the default then
+// decides.
 func writeOpenCode(server string, tools []Tool) (*File, error) {
 	c := openCodeConfig{Schema: OpenCodeSchema, Permissions: []openCodeRule{}}
-	toolOf := map[string]string{}
-	for _, t := range tools {
-		action := OpenCodeAction(server, t.Name)
-		if other, dup := toolOf[action]; dup {
-			return nil, fmt.Errorf("opencode: tools %q and %q both become action %q", other, t.Name, action)
-		}
-		toolOf[action] = t.Name
-		c.Permissions = append(c.Permissions, openCodeRule{Action: action, Resource: "*", Effect: openCodeEffect(t.Disposition)})
+	kept, notes := registered(OpenCode, server, tools, OpenCodeAction, openCodeUnwritten)
+	for _, t := range kept {
+		c.Permissions = append(c.Permissions, openCodeRule{Action: t.Registered, Resource: "*", Effect: openCodeEffect(t.Disposition)})
 	}
 	data, err := encodeJSON(c)
 	if err != nil {
 		return nil, err
 	}
-	return &File{Data: data, Notes: openCodeNames(server, tools)}, nil
+	return &File{Data: data, Notes: notes}, nil
 }
 
 func openCodeEffect(d matrix.Disposition) string {

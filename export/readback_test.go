@@ -3,6 +3,7 @@ package export
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -35,8 +36,22 @@ func readBack(t *testing.T, h Harness, server string, data []byte, tools []strin
 	return read(t, server, data, tools)
 }
 
-// readClaude: a rule in deny, else ask, else allow (Claude Code's order);
-// a tool in no list is left to the session's mode.
+// harnessName is a server or tool name as Claude Code 2.1 and OpenCode
+// 1.18 register it, written here apart from the writers: every character
+// outside [A-Za-z0-9_-] becomes "_" (their code's
+// name.replace(/[^a-zA-Z0-9_-]/g, "_")).
+func harnessName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// readClaude: a rule in deny, else ask, else allow (Claude Code's order),
+// matched against the name Claude Code registers the tool under; a tool in
+// no list is left to the session's mode.
 func readClaude(t *testing.T, server string, data []byte, tools []string) map[string]matrix.Disposition {
 	var f struct {
 		Permissions map[string][]string `json:"permissions"`
@@ -47,7 +62,7 @@ func readClaude(t *testing.T, server string, data []byte, tools []string) map[st
 		out[tool] = unexpressed
 		for _, list := range []matrix.Disposition{matrix.Allow, matrix.Ask, matrix.Deny} {
 			for _, rule := range f.Permissions[string(list)] {
-				if rule == "mcp__"+server+"__"+tool {
+				if rule == "mcp__"+harnessName(server)+"__"+harnessName(tool) {
 					out[tool] = list
 				}
 			}
@@ -92,8 +107,9 @@ func readCodex(t *testing.T, server string, data []byte, tools []string) map[str
 	return out
 }
 
-// readOpenCode: the last rule whose action matches wins; OpenCode's
-// default policy allows what no rule matches.
+// readOpenCode: the last rule whose action is the name OpenCode registers
+// the tool under wins; OpenCode's default policy allows what no rule
+// matches.
 func readOpenCode(t *testing.T, server string, data []byte, tools []string) map[string]matrix.Disposition {
 	var f struct {
 		Permissions []struct{ Action, Resource, Effect string } `json:"permissions"`
@@ -103,7 +119,7 @@ func readOpenCode(t *testing.T, server string, data []byte, tools []string) map[
 	for _, tool := range tools {
 		out[tool] = matrix.Allow
 		for _, r := range f.Permissions {
-			if r.Action == OpenCodeAction(server, tool) && r.Resource == "*" {
+			if r.Action == harnessName(server)+"_"+harnessName(tool) && r.Resource == "*" {
 				out[tool] = matrix.Disposition(r.Effect)
 			}
 		}

@@ -105,7 +105,7 @@ _bounds(i, name) := bounds if {
 # _arg_numbers maps each argument that a limit can judge to its decimal.
 _arg_numbers := object.union(
 	{name: d | some name, v in _args; is_string(v); d := _numeric_string(v)},
-	{name: d | some name, v in _args; is_number(v); d := _number(json.marshal(v))},
+	{name: d | some name, v in _args; is_number(v); d := _number(_arg_texts[name])},
 )
 
 # _numeric_string reads a string of the form -?[0-9]+(\.[0-9]+)? of at most

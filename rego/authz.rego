@@ -6,27 +6,31 @@
 #   (data.hcp.ext). Entry points: decision, allow, gpars_error.
 package hcp.authz
 
-# decision is the decision document of SPEC §3.6, defined for every input.
-# The common calls take the fast path (fast.rego); every other call goes
-# through the chain: each step is an else branch, in order, and the first
-# that fails decides.
-decision := _fast if {
-	_fast
-} else := _invalid if {
+# decision is the decision document of SPEC §3.6, defined for every input:
+# the common calls' in one pass (_common, common.rego), every other call's
+# through the chain.
+decision := _common if {
+	_common
+} else := _chain
+
+# _chain is the chain of SPEC §3.2: each step an else branch, in order; the
+# first that fails decides. It decides every input alone too, so that a
+# test can hold it to the reference on the calls _common takes.
+_chain := _doc("invalid_input", {"reasons": []}) if {
 	not _well_formed
-} else := _deny("unknown_command", "unknown command", _ids) if {
+} else := _doc("unknown_command", _ids) if {
 	not _row
-} else := _deny("pack_unavailable", "pack unavailable", _base) if {
+} else := _doc("pack_unavailable", _row_fields) if {
 	input.pack_reachable == false
-} else := _deny("capability_required", "capability required", _base) if {
+} else := _doc("capability_required", _row_fields) if {
 	not _grant
-} else := _deny("land_denied", "land denied", _granted) if {
+} else := _doc("land_denied", _granted_fields) if {
 	not _land_ok
-} else := _runtime_denied if {
+} else := _doc("runtime_denied", object.union(_granted_fields, {"reasons": _deny_reasons})) if {
 	_deny_reasons != []
-} else := _confirm_required if {
+} else := _doc("confirm_required", object.union(_granted_fields, _gate_fields)) if {
 	not _gate_passed
-} else := _allowed
+} else := _doc("allowed", _granted_fields)
 
 # allow is true only when decision allows.
 allow := decision.allow
@@ -53,70 +57,51 @@ _gpars_subject := "The request" if decision.code == "invalid_input"
 
 else := _call.key
 
+# _doc is the decision document for a code, over the fields the chain knows
+# at that step (SPEC §3.6): allow, the code and, when refused, the error.
+_doc("allowed", fields) := object.union(fields, {"allow": true, "code": "allowed"})
+
+_doc(code, fields) := object.union(fields, {"allow": false, "code": code, "error": _errors[code]}) if code != "allowed"
+
+_errors := {
+	"invalid_input": "invalid input",
+	"unknown_command": "unknown command",
+	"pack_unavailable": "pack unavailable",
+	"capability_required": "capability required",
+	"land_denied": "land denied",
+	"runtime_denied": "denied by runtime policy",
+	"confirm_required": "confirm required",
+}
+
 _hint := "Nothing ran. Re-run with confirm=true only if the user has approved this exact action with these values."
-
-_invalid := {"allow": false, "code": "invalid_input", "error": "invalid input", "reasons": []}
-
-_deny(code, message, fields) := object.union(fields, {"allow": false, "code": code, "error": message})
 
 # _call is the kind of the call and its key.
 _call := {"field": "verb_key", "code": "v", "key": input.verb_key} if {
 	_ = input.verb_key
 } else := {"field": "stimulus", "code": "s", "key": input.stimulus}
 
-# _row_text is the generated row (see compile/generate.go): "operation land
-# confirm capability line", then " | " and the cli template for commands
-# that have one. Each reference names one rule of the pack's module, so that
-# evaluation never builds the whole module as a document.
-_row_text := data.hcp.packs[input.pack_id].verbs[input.verb_key] if {
-	_ = input.verb_key
-} else := data.hcp.packs[input.pack_id].stimuli[input.stimulus]
-
-# _row is the generated row's words: operation, land, confirm, capability,
-# line (and, for a command with a cli template, "|" and the template).
-_row := split(_row_text, " ")
-
-_confirm_value := {"false": false, "true": true, "always": "always"}
-
+# The fields of the document at each step: the call; then the row; then the
+# grant that gave the capability.
 _ids := {"pack_id": input.pack_id, _call.field: _call.key, "reasons": []}
 
-_base := {
+_row_fields := {
 	"pack_id": input.pack_id,
 	_call.field: _call.key,
-	"operation": _row[0],
-	"land": _row[1],
-	"confirm": _confirm_value[_row[2]],
-	"capability": _row[3],
+	"operation": _row.operation,
+	"land": _row.land,
+	"confirm": _row.confirm,
+	"capability": _row.capability,
 	"reasons": [],
-	"source": {"row": _source_row},
+	"source": {"row": _row.source},
 }
 
-_source_row := concat(":", [data.hcp.packs[input.pack_id].policy_file, _row[4]])
-
-_granted := {
+_granted_fields := {
 	"pack_id": input.pack_id,
 	_call.field: _call.key,
-	"operation": _row[0],
-	"land": _row[1],
-	"confirm": _confirm_value[_row[2]],
-	"capability": _row[3],
+	"operation": _row.operation,
+	"land": _row.land,
+	"confirm": _row.confirm,
+	"capability": _row.capability,
 	"reasons": [],
-	"source": {"row": _source_row, "grant": _grant_source},
+	"source": {"row": _row.source, "grant": _grant_source},
 }
-
-_allowed := {
-	"allow": true,
-	"code": "allowed",
-	"pack_id": input.pack_id,
-	_call.field: _call.key,
-	"operation": _row[0],
-	"land": _row[1],
-	"confirm": _confirm_value[_row[2]],
-	"capability": _row[3],
-	"reasons": [],
-	"source": {"row": _source_row, "grant": _grant_source},
-}
-
-# _grant_source is the first grant's "file:line", rebuilt from its position
-# (file << 32 | line, compile.Grant.Position).
-_grant_source := sprintf("%s:%d", [data.hcp.grants.files[bits.rsh(_grant, 32)], bits.and(_grant, 4294967295)])

@@ -21,8 +21,10 @@ import (
 // that is not .rego, a folder with no module, a data file (a runtime
 // bundle's data.json), which it does not read, and a link to nothing.
 // Links are followed, and a module reached twice (through a link, as in a
-// Kubernetes ConfigMap mount) is read once. Files and folders whose names
-// start with "." or "_" are skipped, as discovery skips them.
+// Kubernetes ConfigMap mount) is read once. No name is skipped, whatever
+// it starts with: OPA's loader (`opa eval -d`, `opa run`, `opa run
+// --bundle`) reads files and folders whose names start with "." or "_",
+// and a rule the sidecar loads must be read here too (SPEC §5).
 func ReadExt(paths []string) ([]Option, error) {
 	w := extWalk{seen: map[fileKey][]*extNode{}}
 	for _, root := range paths {
@@ -100,9 +102,7 @@ func (w *extWalk) dir(dir string, info os.FileInfo) (n *extNode, fresh bool) {
 		return n, true
 	}
 	for _, e := range entries {
-		if name := e.Name(); !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") {
-			w.entry(filepath.Join(dir, name), n)
-		}
+		w.entry(filepath.Join(dir, e.Name()), n)
 	}
 	return n, true
 }
@@ -183,9 +183,23 @@ func keyOf(info os.FileInfo) fileKey {
 	return fileKey{size: info.Size(), mtime: info.ModTime().UnixNano(), dir: info.IsDir()}
 }
 
-// isDataFile reports whether name is one that OPA reads as a bundle's data.
+// isDataFile reports whether OPA may read name as data, or as a bundle of
+// rules: a runtime bundle's data.json, any JSON or YAML file that
+// `opa run DIR` and `opa eval -d DIR` load as data at its folder's path
+// (hcp/ext/deny.json would deny in the sidecar), and a bundle archive,
+// which they load whole. hcp-rego reads none of them, so a local check
+// would be wider than the sidecar: each is refused. A signed runtime
+// bundle's .signatures.json is neither data under hcp/ext nor rules.
 func isDataFile(name string) bool {
-	return name == "data.json" || name == "data.yaml" || name == "data.yml"
+	if name == ".signatures.json" {
+		return false
+	}
+	for _, ext := range []string{".json", ".yaml", ".yml", ".tar.gz"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 func readExtModule(path string) (Option, error) {

@@ -4,29 +4,29 @@ package hcp.authz
 # A runtime rule fires unless it is undefined, false, null or an empty
 # collection; anything else fires (fail closed), and its reasons are the
 # members of a set or array, the keys of an object, or the value itself.
-_deny_reasons := _reasons("deny")
+_deny_reasons := _reasons(data.hcp.ext.deny)
 
-_confirm_reasons := _reasons("confirm")
+_confirm_reasons := _reasons(data.hcp.ext.confirm)
 
 _runtime_gate if _confirm_reasons != []
 
-_runtime_denied := object.union(_deny("runtime_denied", "denied by runtime policy", _granted), {"reasons": _deny_reasons})
-
-# _reasons takes the rule's name, not its value: OPA caches a function's
-# results by its arguments, compared as OPA compares numbers, so a value
-# holding 12.50 would be served the reasons of one holding
-# 12.500000000000000010. For the same reason each reason's text (a string
-# as is, anything else as JSON) is made in the comprehensions, never by a
-# function given the value.
-_reasons(rule) := [] if {
-	data.hcp.ext[rule] in {false, null}
-} else := sort({x | some x in data.hcp.ext[rule]; is_string(x)} | {json.marshal(x) | some x in data.hcp.ext[rule]; not is_string(x)}) if {
-	_is_list(data.hcp.ext[rule])
-} else := sort({k | some k, _ in data.hcp.ext[rule]; is_string(k)} | {json.marshal(k) | some k, _ in data.hcp.ext[rule]; not is_string(k)}) if {
-	is_object(data.hcp.ext[rule])
-} else := [data.hcp.ext[rule]] if {
-	is_string(data.hcp.ext[rule])
-} else := [json.marshal(data.hcp.ext[rule])]
+# _reasons makes each reason's text (a string as is, anything else as
+# JSON) in the comprehensions, never by a function given the value: OPA
+# caches a function's results by its arguments, compared as OPA compares
+# numbers, so a function given 12.50 would be served what it gave for
+# 12.500000000000000010. (The two rules' values can share an answer so
+# only when neither fires.) The rules are named, not looked up by a
+# variable, so that a runtime's deny that is not a value (a function) is a
+# type error, never a rule passed over.
+_reasons(v) := [] if {
+	v in {false, null}
+} else := sort({x | some x in v; is_string(x)} | {json.marshal(x) | some x in v; not is_string(x)}) if {
+	_is_list(v)
+} else := sort({k | some k, _ in v; is_string(k)} | {json.marshal(k) | some k, _ in v; not is_string(k)}) if {
+	is_object(v)
+} else := [v] if {
+	is_string(v)
+} else := [json.marshal(v)]
 
 _is_list(v) if is_array(v)
 
@@ -36,13 +36,13 @@ _is_list(v) if is_set(v)
 # "true" gate (the row's, or a runtime's) in mode run; confirm or apply; or
 # an exact allow rule. "always" passes only the last three.
 _gate_passed if {
-	_row[2] == "false"
+	_row.gate == "false"
 	not _runtime_gate
 }
 
 _gate_passed if {
 	input.access.mode == "run"
-	_row[2] != "always"
+	_row.gate != "always"
 }
 
 _gate_passed if input.confirm == true
@@ -54,24 +54,11 @@ _gate_passed if {
 	_allow_rule_matches(i)
 }
 
-_confirm_required := {
-	"allow": false,
-	"code": "confirm_required",
-	"error": "confirm required",
-	"pack_id": input.pack_id,
-	_call.field: _call.key,
-	"operation": _row[0],
-	"land": _row[1],
-	"confirm": _confirm_value[_row[2]],
-	"capability": _row[3],
-	"reasons": _gate_reasons,
-	"source": {"row": _source_row, "grant": _grant_source},
-	"preview": _preview,
-	"hint": _hint,
-}
+# _gate_fields are what a confirm_required adds to the document.
+_gate_fields := {"reasons": _gate_reasons, "preview": _preview, "hint": _hint}
 
 # The reasons of a confirm_required are the runtime's when its rule, not
 # the row, put the gate there.
-_gate_reasons := _confirm_reasons if _row[2] == "false"
+_gate_reasons := _confirm_reasons if _row.gate == "false"
 
 else := []

@@ -12,40 +12,44 @@
 # cost the large bundle's activation about 0.1 s and 40 MB.)
 package hcp.authz
 
-# _grant is the position of the first grant that gives the capability.
-_grant := min(_named_positions) if {
-	count(_named_positions) > 0
-} else := min(_default_positions) if {
+# _grant is the position of the first grant that gives the capability: the
+# smallest position in the scopes of the principal and its roles, or, when
+# no principal: or role: grant applies to the principal, in the default
+# scopes. Each scope is the pack's table for the subject, or its tenant's
+# scope within it; a position is found by the call's key or by the row's
+# capability.
+_grant := min(positions) if {
+	positions := _named_positions
+	count(positions) > 0
+} else := min(positions) if {
 	not _named
-	count(_default_positions) > 0
+	positions := {i |
+		t := data.hcp.grants.default[input.pack_id]
+		s := object.get(t, ["t", _tenant], t)
+		some [kind, name] in _slots
+		i := s[kind][name]
+	}
+	count(positions) > 0
 }
 
 _tenant := object.get(input.principal, "tenant", "")
 
-# _named_scopes are the principal's and its roles' scopes for the pack.
-_named_scopes contains s if {
+# _slots are where a scope table holds the grants that count: by the row's
+# key, and by its capability.
+_slots := [[_call.code, _call.key], ["c", _row.capability]]
+
+_named_positions := {i |
 	t := data.hcp.grants.principal[input.principal.id][input.pack_id]
 	s := object.get(t, ["t", _tenant], t)
-}
-
-_named_scopes contains s if {
+	some [kind, name] in _slots
+	i := s[kind][name]
+} | {i |
 	some role in input.principal.roles
 	t := data.hcp.grants.role[role][input.pack_id]
 	s := object.get(t, ["t", _tenant], t)
+	some [kind, name] in _slots
+	i := s[kind][name]
 }
-
-_default_scopes contains s if {
-	t := data.hcp.grants.default[input.pack_id]
-	s := object.get(t, ["t", _tenant], t)
-}
-
-# _slots are where a scope table holds the grants that count: by the row's
-# key, and by its capability.
-_slots := [[_call.code, _call.key], ["c", _row[3]]]
-
-_named_positions := {i | some s in _named_scopes; some [kind, name] in _slots; i := s[kind][name]}
-
-_default_positions := {i | some s in _default_scopes; some [kind, name] in _slots; i := s[kind][name]}
 
 # _named holds when some principal: or role: grant applies to the principal,
 # in any pack; default grants then do not count.
@@ -62,3 +66,10 @@ _named if {
 	some role in input.principal.roles
 	data.hcp.grants.applies.role[role][input.principal.tenant]
 }
+
+# _grant_source is the first grant's "file:line", from its position.
+_grant_source := _position_text(_grant)
+
+# _position_text decodes a grant's position, its file (in the order given)
+# and line in one number, file << 32 | line (compile.Grant.Position).
+_position_text(p) := sprintf("%s:%d", [data.hcp.grants.files[bits.rsh(p, 32)], bits.and(p, 4294967295)])

@@ -3,17 +3,17 @@
 package hcp.authz
 
 _land_ok if {
-	_row[1] == "personal"
+	_row.land == "personal"
 	input.owner == input.principal.id
 }
 
 _land_ok if {
-	_row[1] == "brain"
+	_row.land == "brain"
 	input.project_id in input.principal.projects
 }
 
 _land_ok if {
-	_row[1] == "local"
+	_row.land == "local"
 	root := input.workspace.root
 	_clean_path(root)
 	every path in object.get(input.workspace, "paths", []) {

@@ -1,6 +1,7 @@
-# Preview of a confirm-gated call (SPEC §3.4). Rendering is written as a
-# few comprehensions over the template's tokens, without helper functions,
-# which cost more than the work.
+# Preview of a confirm-gated call (SPEC §3.4): one renderer, with a
+# shortcut for the format the compiler wrote. Rendering token by token is
+# written as a few comprehensions, without helper functions, which cost
+# more than the work.
 package hcp.authz
 
 _args := object.get(input, "args", {})
@@ -19,25 +20,13 @@ _preview := {"command": _call.key, "args": _args, "cli": _cli} if {
 	_cli
 } else := {"command": _call.key, "args": _args}
 
-# _template is the command's cli template: one string of space-separated
-# tokens in which every brace is part of a {name} token, after " | " in the
-# row and up to its preview lines, if any; or an array of tokens in the
-# pack's cli rule otherwise.
-_template := split(substring(_row_text, i + 3, -1), "\n")[0] if {
-	_ = input.verb_key
-	i := indexof(_row_text, " | ")
-	i >= 0
-} else := data.hcp.packs[input.pack_id].cli[input.verb_key]
-
-# _cli renders the template. The common case, a string template whose
-# arguments are all present, takes a few calls: the placeholders become %s
-# of one sprintf. Anything else takes the token-by-token rendering below.
-_cli := sprintf(format, words) if {
-	is_string(_template)
-	names := regex.find_all_string_submatch_n(`\{([^{}]+)\}`, _template, -1)
-	words := [_shell_word(_arg_texts[name]) | some [_, name] in names]
-	count(words) == count(names)
-	format := concat("", [regex.replace(replace(_template, "%", "%%"), `\{[^{}]+\}`, "%s"), _confirm_suffix])
+# _cli renders the row's cli template (SPEC §3.4). A gated command's row
+# holds the sprintf format of its template, so when every argument it
+# names is present one sprintf renders it; anything else is rendered token
+# by token (_rendered).
+_cli := sprintf(_row_format, words) if {
+	words := [_shell_word(_arg_texts[name]) | some name in _row_names]
+	count(words) == count(_row_names)
 } else := _rendered if _tokens
 
 # _shell_word quotes an argument's text as one shell word: single-quoted
@@ -46,13 +35,9 @@ _shell_word(s) := s if regex.match(`^[A-Za-z0-9._/:@%+=,-]+$`, s)
 
 else := concat("", ["'", replace(s, "'", `'\''`), "'"])
 
-_confirm_suffix := "" if {
-	regex.match(`(^| )--(confirm|apply)( |$)`, _template)
-} else := " --confirm"
-
-_tokens := split(_template, " ") if {
-	is_string(_template)
-} else := _template
+_tokens := split(_row_template, " ") if {
+	is_string(_row_template)
+} else := _row_template
 
 # _placeholders maps the position of each {name} token to the name.
 _placeholders := {i: substring(t, 1, count(t) - 2) | some i, t in _tokens; regex.match(`^\{[^{}]+\}$`, t)}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/schema"
 	"github.com/hcp-rego/hcp-rego/source"
 )
@@ -21,7 +22,12 @@ type CaseFile struct {
 	// Grants are the grant files the file names, in its order; nil means
 	// every grant file the run found, and an empty list means none.
 	Grants []string
-	Cases  []*Case
+	// Ext is the runtime's own rules the file names (its ext paths),
+	// read as `eval --ext` reads them: every case of the file is decided
+	// with them loaded beside the bundle. ExtPaths are those paths.
+	Ext      []hcprego.Option
+	ExtPaths []string
+	Cases    []*Case
 
 	// packsKnown is false when the file names packs that could not all
 	// be read (a path that is no pack, a list that is no list of paths).
@@ -70,10 +76,41 @@ func LoadCaseFile(path string, aliases *source.AliasBudget) (*CaseFile, error) {
 	if n := root.Field("grants"); isStrings(n) {
 		cf.Grants, _ = resolvePaths(path, n, "grants", fileProblem, &errs)
 	}
+	if n := root.Field("ext"); isStrings(n) {
+		var missing int
+		cf.ExtPaths, missing = resolvePaths(path, n, "ext", existsProblem, &errs)
+		if missing == 0 {
+			var err error
+			cf.Ext, err = hcprego.ReadExt(cf.ExtPaths)
+			errs.Merge(path, err)
+		}
+	}
 	if len(errs) == 0 {
 		cf.Cases = readCases(path, root.Field("cases"), &errs)
+		cf.checkExt(&errs)
 	}
 	return cf, errs.Err()
+}
+
+// checkExt refuses a case's own runtime reasons in a file that loads the
+// runtime's rules: both would define data.hcp.ext.deny.
+func (cf *CaseFile) checkExt(errs *source.Errors) {
+	if len(cf.ExtPaths) == 0 {
+		return
+	}
+	for _, c := range cf.Cases {
+		if c.Ext != nil {
+			errs.Add(cf.Path, c.Pos, "case %q sets ext reasons, but the file loads the runtime's rules (ext paths): give one or the other", c.Name)
+		}
+	}
+}
+
+// existsProblem says why path cannot be read, or "".
+func existsProblem(path string) string {
+	if _, err := os.Stat(path); err != nil {
+		return source.Describe(err, "no such file or folder")
+	}
+	return ""
 }
 
 // isStrings reports whether n is an array of strings, so that the paths

@@ -3,6 +3,7 @@ package testrun
 import (
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
@@ -134,5 +135,38 @@ func TestCaseFileErrors(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCaseFileExtPaths reads a case file's ext paths as eval --ext reads
+// them, and names each problem at its place: a path that is not there, a
+// module outside hcp.ext, and a case's own reasons beside the file's rules.
+func TestCaseFileExtPaths(t *testing.T) {
+	caseTree(t, withPaths(map[string]string{
+		"rt/_hidden/deny.rego":  "package hcp.ext\n\ndeny contains \"hidden\"\n",
+		"bad/authz.rego":        "package hcp.authz\n\ndecision := {}\n",
+		"cases/ok.cases.yaml":   "packs: [../packs/ledger]\next: [../rt]\ncases:\n  - name: a\n    input: 1\n    want: { code: invalid_input }\n",
+		"cases/bad.cases.yaml":  "packs: [../packs/ledger]\next: [../nowhere, ../bad]\ncases:\n  - name: a\n    input: 1\n    want: { code: invalid_input }\n",
+		"cases/out.cases.yaml":  "packs: [../packs/ledger]\next: [../bad]\ncases:\n  - name: a\n    input: 1\n    want: { code: invalid_input }\n",
+		"cases/both.cases.yaml": "packs: [../packs/ledger]\next: [../rt]\ncases:\n  - name: a\n    input: 1\n    want: { code: invalid_input }\n    ext: { deny: [x] }\n",
+	}))
+	cf, err := LoadCaseFile("cases/ok.cases.yaml", source.NewAliasBudget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cf.Ext) != 1 || !reflect.DeepEqual(cf.ExtPaths, []string{"rt"}) {
+		t.Errorf("ext %d modules from %v, want 1 from [rt]", len(cf.Ext), cf.ExtPaths)
+	}
+	for file, want := range map[string]string{
+		"cases/bad.cases.yaml":  "cases/bad.cases.yaml:2:7: ext[0]: \"../nowhere\": no such file or folder",
+		"cases/both.cases.yaml": "cases/both.cases.yaml:4:5: case \"a\" sets ext reasons, but the file loads the runtime's rules (ext paths): give one or the other",
+	} {
+		_, err := LoadCaseFile(file, source.NewAliasBudget())
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %q", file, err, want)
+		}
+	}
+	if _, err := LoadCaseFile("cases/out.cases.yaml", source.NewAliasBudget()); err == nil || !strings.HasPrefix(err.Error(), filepath.Join("bad", "authz.rego")+":1:") {
+		t.Errorf("a module outside hcp.ext: error %v, want one at bad/authz.rego:1", err)
 	}
 }

@@ -119,7 +119,7 @@ func checkReport(t *testing.T, r *Report, path string, data []byte) {
 	if err := r.WriteJUnit(&junit); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := ParseJUnit(junit.Bytes())
+	doc, err := parseJUnit(junit.Bytes())
 	if err != nil {
 		t.Fatalf("JUnit does not read back: %v\n%s", err, junit.Bytes())
 	}

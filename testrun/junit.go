@@ -118,15 +118,6 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	return err
 }
 
-// ParseJUnit reads a JUnit document back, as a CI system would.
-func ParseJUnit(data []byte) (*JUnit, error) {
-	var doc JUnit
-	if err := xml.Unmarshal(data, &doc); err != nil {
-		return nil, err
-	}
-	return &doc, nil
-}
-
 // xmlChars replaces each character that XML 1.0 cannot hold at all, not
 // even in CDATA (control characters other than tab, line feed and carriage
 // return; U+FFFE and U+FFFF), with U+FFFD, as encoding/xml does in

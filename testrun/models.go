@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -44,19 +45,19 @@ func (e *evaluators) bundle(packs, grants []string) (*bundle.Bundle, error) {
 	return b, nil
 }
 
-// evaluator returns the evaluator for packs and grants under the runtime
-// layer ext (nil: none loaded).
-func (e *evaluators) evaluator(ctx context.Context, packs, grants []string, ext *Ext) (*hcprego.Evaluator, error) {
+// evaluator returns the evaluator for packs and grants under a case's
+// runtime layer ext (nil: none), or with the case file's runtime rules.
+func (e *evaluators) evaluator(ctx context.Context, packs, grants []string, ext *Ext, cf *CaseFile) (*hcprego.Evaluator, error) {
 	b, err := e.bundle(packs, grants)
 	if err != nil {
 		return nil, err
 	}
 	module := extModule(ext)
-	key := strings.Join(packs, "\x00") + "\x01" + strings.Join(grants, "\x00") + "\x01" + module
+	key := strings.Join(packs, "\x00") + "\x01" + strings.Join(grants, "\x00") + "\x01" + module + "\x01" + strings.Join(cf.ExtPaths, "\x00")
 	if ev, ok := e.evals[key]; ok {
 		return ev, nil
 	}
-	var opts []hcprego.Option
+	opts := slices.Clone(cf.Ext)
 	if ext != nil {
 		opts = append(opts, hcprego.WithModule("hcp_ext_case.rego", module))
 	}

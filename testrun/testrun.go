@@ -190,7 +190,7 @@ func (r *run) runCases(ctx context.Context) ([]*Result, error) {
 	for _, cf := range r.caseFiles {
 		packs, grants := r.inputsOf(cf)
 		for _, c := range cf.Cases {
-			ev, err := r.evals.evaluator(ctx, packs, grants, c.Ext)
+			ev, err := r.evals.evaluator(ctx, packs, grants, c.Ext, cf)
 			if err != nil {
 				return nil, err
 			}

@@ -25,6 +25,7 @@ type tools struct {
 	inputs map[string]string // allowed, confirm: input files
 	one    string            // the one-rule policy folder
 	rounds int               // runs of each measurement
+	quick  bool              // smaller sets and shorter runs
 }
 
 func newTools(ctx context.Context, work string, rounds int) (*tools, error) {

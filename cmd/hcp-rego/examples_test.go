@@ -9,7 +9,7 @@ import (
 )
 
 // exampleTrees are the testdata folders that the help examples name.
-var exampleTrees = []string{"packs", "grants", "cases", "inputs", "keys", "ext", "seed004"}
+var exampleTrees = []string{"packs", "grants", "cases", "inputs", "keys", "ext", "seed004", "logs"}
 
 // exampleNeeds names the command whose example makes the files another's
 // example reads: eval's verifies the bundle that build's signs.
@@ -39,7 +39,7 @@ func TestHelpExamplesRun(t *testing.T) {
 		}
 		return cmd.Example + "\n"
 	}
-	for _, name := range []string{"lint", "compile", "build", "eval", "test", "matrix", "export", "schema", "version"} {
+	for _, name := range []string{"lint", "compile", "build", "eval", "test", "matrix", "replay", "export", "schema", "version"} {
 		t.Run(name, func(t *testing.T) {
 			script := stubs
 			if need, ok := exampleNeeds[name]; ok {

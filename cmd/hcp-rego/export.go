@@ -39,11 +39,17 @@ by its verb key; triggers are not tools.
   gemini       policy [[rule]]s: mcpName, toolName, decision allow|ask_user|deny, priority 100
   cursor       permissions.json mcpAllowlist of <server>:<tool>
 
+Claude Code's and OpenCode's names are written as those harnesses register
+them: every character outside [A-Za-z0-9_-] in <server> and <tool> becomes
+_ (documents.search is mcp__hub__documents_search, hub_documents_search).
+
 What a harness cannot express (allow of a write tool in codex, deny in
-cursor) is left unwritten and named in a note on stderr; what it expresses
-only in part (gemini's ask_user, a deny in a non-interactive run; cursor's
-ask, an omission that asks only in the Allowlist run mode) is written and
-noted. Ask is never written as allow. The file goes to stdout, or with -o
+cursor, a tool whose registered name another tool also gets or which is
+over 64 characters in claude-code and opencode) is left unwritten and named
+in a note on stderr; what it expresses only in part (gemini's ask_user, a
+deny in a non-interactive run; cursor's ask, an omission that asks only in
+the Allowlist run mode) is written and noted. Ask is never written as
+allow. The file goes to stdout, or with -o
 to FILE through a temporary file and a rename: on any error nothing is
 written. FILE must not be an input, nor lie inside a pack folder read.`,
 		Example: `  hcp-rego export --harness claude-code --subject role:member testdata/seed004 --grants testdata/seed004/grants.json

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,7 +26,7 @@ func TestHostileExt(t *testing.T) {
 		{name: "outside hcp.ext", rego: "package hcp.authz\n\ndecision := {\"allow\": true}\n", want: `^@:1:1: package hcp.authz is outside hcp.ext, the runtime's root\n$`},
 		{name: "syntax error", rego: "package hcp.ext\n\ndeny contains x if { 1 @ }\n", want: `^@:3:\d+: .*illegal token\n$`},
 		{name: "deny as a function", rego: "package hcp.ext\n\ndeny(x) := x\n",
-			want: `^--ext: the runtime's modules, loaded beside the compiled bundle, may be at fault: deny and confirm in package hcp.ext must be sets of strings\nthe compiled bundle: hcp/authz/\w+\.rego:\d+:\d+: .*deny`},
+			want: `^--ext: the runtime's modules, loaded beside the compiled bundle, may be at fault: deny and confirm in package hcp.ext must be sets of strings\n(the compiled bundle: hcp/authz/\w+\.rego:\d+:\d+: .*\n)*the compiled bundle: hcp/authz/\w+\.rego:\d+:\d+: .*data\.hcp\.ext\.deny`},
 		{name: "type error", rego: "package hcp.ext\n\ndeny contains x if {\n\tx := nofn(1)\n}\n", want: `^@:4:\d+: undefined function nofn\n$`},
 		{name: "a 20 MB line", rego: "package hcp.ext\n\ndeny := 1" + strings.Repeat(" ", 20<<20) + "@\n", want: `^@:3:\d+: .*\n$`},
 	}
@@ -198,4 +199,77 @@ func link(t *testing.T, target, dir, name string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestExtReadsEveryName checks that --ext reads every .rego file that
+// OPA's loader reads from the same folder (SPEC §5), whatever its name
+// or its folders' names start with: `opa eval -d`, `opa run` and
+// `opa run --bundle` skip no name, so a rule in hcp/ext/_deny.rego or
+// .d/deny.rego denies in the sidecar and must deny here too. What is
+// refused in a folder is refused under such names as well.
+func TestExtReadsEveryName(t *testing.T) {
+	const plain = "package hcp.ext\n"
+	deny := func(reason string) string { return "package hcp.ext\n\ndeny contains \"" + reason + "\"\n" }
+	cases := []struct {
+		name  string
+		files map[string]string // in the folder, or beside it ("../")
+		links map[string]string // link name to target, in the folder
+		want  string            // the reasons of a runtime_denied decision, joined by "|", or a regular expression for stderr
+	}{
+		{name: "a file starting with _", files: map[string]string{"hcp/ext/ext.rego": plain, "hcp/ext/_deny.rego": deny("underscore file")}, want: "underscore file"},
+		{name: "a file starting with .", files: map[string]string{"hcp/ext/ext.rego": plain, "hcp/.deny.rego": deny("dot file")}, want: "dot file"},
+		{name: "a folder starting with .", files: map[string]string{"ext.rego": plain, ".d/deny.rego": deny("dot folder")}, want: "dot folder"},
+		{name: "a folder starting with _", files: map[string]string{"ext.rego": plain, "_d/deny.rego": deny("underscore folder")}, want: "underscore folder"},
+		{name: "nested folders", files: map[string]string{"ext.rego": plain, "_x/y/.z/_deny.rego": deny("nested"), ".a/_b/deny.rego": deny("nested too")}, want: "nested|nested too"},
+		{name: "a folder starting with ..", files: map[string]string{"ext.rego": plain, "..2026_11_30/deny.rego": deny("double dot")}, want: "double dot"},
+		{name: "names that are the suffix alone", files: map[string]string{"ext.rego": plain, ".rego": deny("dot rego"), "_.rego": deny("underscore rego")}, want: "dot rego|underscore rego"},
+		{name: "no other module", files: map[string]string{".d/_deny.rego": deny("hidden only")}, want: "hidden only"},
+		{name: "a runtime bundle's folder", files: map[string]string{".manifest": `{"roots": ["hcp/ext"]}`, "hcp/ext/_deny.rego": deny("bundled")}, want: "bundled"},
+		{name: "a linked hidden folder", files: map[string]string{"ext.rego": plain, "../outside/deny.rego": deny("linked")}, links: map[string]string{".l": "../outside"}, want: "linked"},
+		{name: "data in a folder starting with _", files: map[string]string{"ext.rego": plain, "_x/data.json": `{"deny": ["no"]}`},
+			want: `^@/_x/data\.json: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
+		{name: "data in a folder starting with .", files: map[string]string{"ext.rego": plain, ".d/hcp/ext/data.yaml": "deny: [no]\n"},
+			want: `^@/\.d/hcp/ext/data\.yaml: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
+		{name: "JSON that opa run DIR loads as data", files: map[string]string{"ext.rego": plain, "hcp/ext/deny.json": `{"deny": ["from json"]}`},
+			want: `^@/hcp/ext/deny\.json: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
+		{name: "a bundle archive opa run DIR loads", files: map[string]string{"ext.rego": plain, "rt.tar.gz": "not read"},
+			want: `^@/rt\.tar\.gz: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
+		{name: "a signed runtime bundle's signatures", files: map[string]string{".manifest": `{"roots": ["hcp/ext"]}`, ".signatures.json": `{"signatures": []}`, "hcp/ext/deny.rego": deny("signed")}, want: "signed"},
+		{name: "outside hcp.ext in a file starting with _", files: map[string]string{"ext.rego": plain, "_authz.rego": "package hcp.authz\n\ndecision := {\"allow\": true}\n"},
+			want: `^@/_authz\.rego:1:1: package hcp\.authz is outside hcp\.ext, the runtime's root\n$`},
+		{name: "a syntax error in a folder starting with .", files: map[string]string{"ext.rego": plain, ".d/deny.rego": "package hcp.ext\n\ndeny contains x if { 1 @ }\n"},
+			want: `^@/\.d/deny\.rego:3:\d+: .*illegal token\n$`},
+		{name: "a hidden link to nothing", files: map[string]string{"ext.rego": plain}, links: map[string]string{".deny.rego": "gone.rego"},
+			want: `^@/\.deny\.rego: a link to nothing\n$`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir, _ := fixture(t, nil)
+			ext := filepath.Join(dir, "ext")
+			if err := os.Mkdir(ext, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			treetest.Write(t, ext, c.files)
+			for name, target := range c.links {
+				link(t, target, ext, name)
+			}
+			o := runInProcess(t, 0, "eval", filepath.Join(dir, "pack"), "--grants", filepath.Join(dir, "grants.json"),
+				"--input", filepath.Join(dir, "input.json"), "--ext", ext)
+			if strings.HasPrefix(c.want, "^") {
+				want := regexp.MustCompile(strings.ReplaceAll(c.want, "@", regexp.QuoteMeta(ext)))
+				if o.code != exitBadInput || o.stdout != "" || !want.MatchString(o.stderr) {
+					t.Errorf("exit %d, stdout %.200q, stderr %.300q; want exit 2 and %s", o.code, o.stdout, o.stderr, want)
+				}
+				return
+			}
+			var got struct {
+				Code    string
+				Reasons []string
+			}
+			if err := json.Unmarshal([]byte(o.stdout), &got); o.code != exitOK || err != nil ||
+				got.Code != "runtime_denied" || strings.Join(got.Reasons, "|") != c.want {
+				t.Errorf("exit %d, stdout %.300q, stderr %q; want runtime_denied for %q", o.code, o.stdout, o.stderr, c.want)
+			}
+		})
+	}
 }

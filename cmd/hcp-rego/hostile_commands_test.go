@@ -38,6 +38,7 @@ var hostileCommands = []hostileCommand{
 	{name: "eval", args: []string{"eval", "@pack", "--grants", "@grants.json", "--input", "@input.json"}, targets: append(slices.Clone(packTargets), "input.json")},
 	{name: "test", args: []string{"test", "@."}, targets: append(slices.Clone(packTargets), "t.cases.yaml")},
 	{name: "matrix", args: []string{"matrix", "@pack", "--grants", "@grants.json"}, targets: packTargets},
+	{name: "replay", args: []string{"replay", "@pack", "--grants", "@grants.json", "@input.json"}, targets: packTargets},
 	{name: "matrix --diff", args: []string{"matrix", "--diff", "OLD", "@."}, targets: packTargets, discovers: true},
 	{name: "export", args: []string{"export", "--harness", "claude-code", "--subject", "role:member", "-o", "@out.json", "@pack", "--grants", "@grants.json"}, targets: packTargets,
 		output: "out.json", existing: map[string]string{"out.json": `{"permissions": {"allow": ["an earlier file"]}}`}},

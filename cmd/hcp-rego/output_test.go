@@ -34,6 +34,8 @@ func TestLostOutputIsBadInput(t *testing.T) {
 		{"eval json", append([]string{"eval", "--input", "../../testdata/inputs/confirm.json"}, packs...)},
 		{"schema", []string{"schema", "input"}},
 		{"matrix", append([]string{"matrix", "--tenant", "acme"}, packs...)},
+		{"replay", append([]string{"replay", "../../testdata/logs/decisions.log"}, packs...)},
+		{"replay findings", append([]string{"replay", "../../testdata/logs/decisions.log", "--fail-on", "change", "--format", "json"}, packs...)},
 	}
 	// A pack whose manifest has a command without a policy row: a finding.
 	pack := t.TempDir()

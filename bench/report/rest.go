@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"time"
+)
+
+// restRequests is how many decisions one measurement asks for, spread over
+// its clients; restWarmup is asked first and not counted.
+const (
+	restRequests = 2000
+	restWarmup   = 200
+)
+
+// sidecar is one `opa run --server` on a loopback port.
+type sidecar struct {
+	url  string
+	path string // the query's path under /v1/data
+	cmd  *exec.Cmd
+}
+
+// startSidecar starts OPA with args and waits for its bundles.
+func (t *tools) startSidecar(path string, args ...string) (*sidecar, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := exec.CommandContext(t.ctx, t.opa, append([]string{"run", "--server", "--addr", addr, "--log-level", "error"}, args...)...)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &sidecar{url: "http://" + addr, path: path, cmd: cmd}
+	for start := time.Now(); time.Since(start) < 60*time.Second; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get(s.url + "/health?bundles"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s, nil
+			}
+		}
+	}
+	s.stop()
+	return nil, fmt.Errorf("opa %v did not activate within 60 s", args)
+}
+
+func (s *sidecar) stop() { s.cmd.Process.Kill(); s.cmd.Wait() }
+
+// latencies asks the sidecar for n decisions on body from clients
+// concurrent clients and returns each request's time in ns, sorted.
+func (s *sidecar) latencies(body []byte, n, clients int) ([]float64, error) {
+	url := s.url + "/v1/data/" + s.path
+	out := make([]float64, n)
+	errs := make([]error, clients)
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c; i < n; i += clients {
+				start := time.Now()
+				resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+				if err != nil {
+					errs[c] = err
+					return
+				}
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					errs[c] = fmt.Errorf("POST %s: %s %v", url, resp.Status, err)
+					return
+				}
+				out[i] = float64(time.Since(start).Nanoseconds())
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// latencyREST measures decisions as a sidecar's caller sees them: POSTs to
+// OPA's REST API on loopback, one client and four, against the one-rule
+// policy served the same way. Each round asks every sidecar in turn; the
+// table gives the medians of the rounds' p50 and p99.
+func latencyREST(t *tools, sets map[string]*set) (table, error) {
+	tb := table{
+		title:  "Decision latency through OPA's REST API (POST /v1/data/..., loopback)",
+		header: []string{"policy", "input", "clients", "p50", "ratio", "p99", "ratio"},
+	}
+	type target struct{ name, input string }
+	servers := map[string]*sidecar{}
+	defer func() {
+		for _, s := range servers {
+			s.stop()
+		}
+	}()
+	start := func(name, path string, args ...string) error {
+		s, err := t.startSidecar(path, args...)
+		if err == nil {
+			servers[name] = s
+		}
+		return err
+	}
+	if err := start("one rule", "bench/allow", t.one); err != nil {
+		return tb, err
+	}
+	targets := []target{{"one rule", "allowed"}}
+	for _, name := range []string{"small", "large"} {
+		if err := start(name, "hcp/authz/decision", "--bundle", sets[name].bundle); err != nil {
+			return tb, err
+		}
+		targets = append(targets, target{name, "allowed"}, target{name, "confirm"})
+	}
+	bodies := map[string][]byte{}
+	for name, path := range t.inputs {
+		input, err := os.ReadFile(path)
+		if err != nil {
+			return tb, err
+		}
+		bodies[name] = append(append([]byte(`{"input": `), input...), '}')
+	}
+	type key struct {
+		target
+		clients int
+	}
+	p50s, p99s := map[key][]float64{}, map[key][]float64{}
+	for range t.rounds {
+		for _, clients := range []int{1, 4} {
+			for _, tg := range targets {
+				s := servers[tg.name]
+				if _, err := s.latencies(bodies[tg.input], restWarmup, clients); err != nil {
+					return tb, err
+				}
+				l, err := s.latencies(bodies[tg.input], restRequests, clients)
+				if err != nil {
+					return tb, err
+				}
+				k := key{tg, clients}
+				p50s[k] = append(p50s[k], l[len(l)/2])
+				p99s[k] = append(p99s[k], l[len(l)*99/100])
+			}
+		}
+	}
+	for _, clients := range []int{1, 4} {
+		base := key{targets[0], clients}
+		b50, b99 := median(p50s[base]), median(p99s[base])
+		for _, tg := range targets {
+			k := key{tg, clients}
+			p50, p99 := median(p50s[k]), median(p99s[k])
+			tb.rows = append(tb.rows, []string{tg.name, tg.input, fmt.Sprint(clients), micros(p50), ratio(p50, b50), micros(p99), ratio(p99, b99)})
+		}
+	}
+	tb.notes = append(tb.notes, fmt.Sprintf("Each figure is the median over %d interleaved rounds of %d requests (after %d not counted); ratios are to the one-rule policy at the same concurrency.", t.rounds, restRequests, restWarmup))
+	return tb, nil
+}

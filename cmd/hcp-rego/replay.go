@@ -1,0 +1,289 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/spf13/cobra"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
+	"github.com/hcp-rego/hcp-rego/replay"
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+type replayOptions struct {
+	args   []string // PACK_DIR... and LOG...: folders are packs, the rest logs
+	grants []string
+	bundle string
+	verify bundles.Verification
+	limit  bundleLimit
+	ext    []string
+	format string
+	failOn string
+}
+
+func newReplayCommand(s streams) *cobra.Command {
+	var o replayOptions
+	cmd := &cobra.Command{
+		Use:   "replay (--bundle FILE | PACK_DIR... --grants FILE...) LOG...|-",
+		Short: "Decide logged calls again with a candidate policy: what would it widen, narrow or change?",
+		Long: `Replay reads OPA decision log events (SPEC §5.5) and decides each logged
+input again with the candidate policy: a bundle (--bundle, verified with
+--verification-key as eval does), or pack folders and grant files. A LOG
+is a file or - for stdin: OPA's console decision log (one JSON event a
+line, among OPA's own log lines) or a decision log service upload (a JSON
+array of events), either one gzip'd. The arguments that are folders are
+packs; the others are logs.
+
+Events of hcp/authz/decision and hcp/authz/allow replay; the others are
+counted by reason: other_path, error, masked (an erased or masked part of
+the input, never guessed) and unreadable (named on stderr with file:line,
+the first 10). A line or array element longer than 1 MiB is unreadable.
+Identical inputs are decided once. The changes are grouped by pack, call
+and old and new code: widened first, then narrowed, then changed.
+
+--fail-on widen exits 1 when any decision widened; --fail-on change when
+any is not unchanged. On a terminal, stderr shows the progress.`,
+		Example: `  hcp-rego build testdata/packs --grants testdata/grants/acme.json -o candidate.tar.gz
+  hcp-rego replay --bundle candidate.tar.gz testdata/logs/decisions.log --format markdown --fail-on widen
+  gzip -c testdata/logs/decisions.log | hcp-rego replay testdata/packs --grants testdata/grants/acme.json -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.args = args
+			return runReplay(cmd.Context(), s, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
+	f.StringVar(&o.bundle, "bundle", "", "the candidate bundle (.tar.gz or folder) instead of packs")
+	f.StringVar(&o.verify.KeyFile, "verification-key", "", "verify the bundle's signature with this PEM public key (or HS256 secret file)")
+	emptyHint(cmd, "verification-key", "the bundle would go unverified")
+	f.StringVar(&o.verify.KeyID, "verification-key-id", "", `the key id to verify with (default "default")`)
+	f.StringVar(&o.verify.Algorithm, "verification-alg", "", "the signature algorithm (default: the key's own)")
+	addBundleLimitFlag(f, &o.limit)
+	f.StringArrayVar(&o.ext, "ext", nil, "load a runtime's hcp.ext rules: a .rego file or a folder of them (repeatable)")
+	f.StringVar(&o.format, "format", "pretty", "output format: pretty, markdown or json")
+	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when a decision widened (widen) or when any changed (change)")
+	return cmd
+}
+
+func runReplay(ctx context.Context, s streams, o replayOptions) error {
+	packs, logs, err := o.split()
+	if err != nil {
+		return badInput(err)
+	}
+	// The logs, the candidate and the runtime rules are opened before any
+	// is judged, so that every bad file is reported at once.
+	var errs source.Errors
+	sources, closeAll, err := openLogs(s.in, logs)
+	defer closeAll()
+	errs.Merge("", err)
+	b, err := o.candidate(packs)
+	errs.Merge("", err)
+	ext, err := hcprego.ReadExt(o.ext)
+	errs.Merge("", err)
+	if len(errs) > 0 {
+		return badInput(errs.Err())
+	}
+	ev, err := hcprego.New(ctx, b, ext...)
+	if err != nil {
+		return badInput(hcprego.InBundle(err, b, cmp.Or(o.bundle, "the compiled bundle"), len(ext) > 0))
+	}
+	defer boundMemory()()
+	opts := replay.Options{}
+	if terminal(s.err) {
+		opts.Progress = progressLine(s.err)
+	}
+	r, err := replay.Run(ctx, decideWith(ev), sources, opts)
+	if opts.Progress != nil {
+		fmt.Fprint(s.err, "\r\x1b[K")
+	}
+	if err != nil {
+		return badInput(err)
+	}
+	writeUnreadable(s.err, r)
+	if err := writeReport(s.out, o.format, r); err != nil {
+		return err
+	}
+	return o.gate(r)
+}
+
+// replayHeadroom is what a replay may use beside the prepared evaluator:
+// batches of records in flight, the cache of decisions (about 80 MB at
+// most) and the garbage between collections.
+const replayHeadroom = 192 << 20
+
+// boundMemory keeps the process's heap within replayHeadroom of what the
+// prepared evaluator holds, through Go's soft memory limit, unless
+// GOMEMLIMIT sets one, and returns the function that restores the limit.
+// Without it the collector lets the heap grow to twice the evaluator's,
+// which for a large grant set is hundreds of MB for nothing; with it the
+// collector runs more often.
+func boundMemory() (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	prev := debug.SetMemoryLimit(int64(m.HeapAlloc) + replayHeadroom)
+	return func() { debug.SetMemoryLimit(prev) }
+}
+
+// decideWith is the replay's decision step: the embedded evaluator,
+// prepared once and shared by every worker.
+func decideWith(ev *hcprego.Evaluator) replay.Decide {
+	return func(ctx context.Context, input any) (map[string]any, error) {
+		res, err := ev.Decide(ctx, input)
+		if err != nil {
+			return nil, err
+		}
+		return res.Decision, nil
+	}
+}
+
+// split checks the options and sorts the arguments into pack folders and
+// logs.
+func (o replayOptions) split() (packs, logs []string, err error) {
+	switch {
+	case o.format != "pretty" && o.format != "markdown" && o.format != "json":
+		return nil, nil, fmt.Errorf("--format %q: want pretty, markdown or json", o.format)
+	case o.failOn != "" && o.failOn != "widen" && o.failOn != "change":
+		return nil, nil, fmt.Errorf("--fail-on %q: want widen or change", o.failOn)
+	case o.verify.KeyFile == "" && (o.verify.KeyID != "" || o.verify.Algorithm != ""):
+		return nil, nil, errors.New("--verification-key-id and --verification-alg need --verification-key")
+	case o.bundle == "" && o.verify.KeyFile != "":
+		return nil, nil, errors.New("--verification-key needs --bundle")
+	case o.bundle == "" && o.limit.set:
+		return nil, nil, errors.New("--max-bundle-bytes needs --bundle")
+	}
+	stdin := 0
+	for _, a := range o.args {
+		if info, err := os.Stat(a); err == nil && info.IsDir() {
+			packs = append(packs, a)
+			continue
+		}
+		if a == "-" {
+			stdin++
+		}
+		logs = append(logs, a)
+	}
+	switch {
+	case o.bundle != "" && (len(packs) > 0 || len(o.grants) > 0):
+		return nil, nil, errors.New("give either --bundle or PACK_DIR... and --grants, not both (a LOG is a file, not a folder)")
+	case o.bundle == "" && len(packs) == 0:
+		return nil, nil, errors.New("no candidate policy: give --bundle FILE or PACK_DIR... --grants FILE...")
+	case len(logs) == 0:
+		return nil, nil, errors.New("no LOG: give decision log files, or - for stdin")
+	case stdin > 1:
+		return nil, nil, errors.New("- (stdin) given more than once")
+	}
+	return packs, logs, nil
+}
+
+// candidate reads the candidate bundle, or assembles it from the packs.
+func (o replayOptions) candidate(packs []string) (*bundle.Bundle, error) {
+	if o.bundle != "" {
+		var v *bundles.Verification
+		if o.verify.KeyFile != "" {
+			v = &o.verify
+		}
+		b, err := bundles.ReadDecisionBundle(o.bundle, v, o.limit.limits)
+		return b, o.limit.hint(err)
+	}
+	m, err := compile.Checked(packs, o.grants)
+	if err != nil {
+		return nil, err
+	}
+	return bundles.Assemble(m, "")
+}
+
+// openLogs opens every log before any is read, so that a missing one
+// stops the run before the work. The returned function closes the files
+// opened, whether or not all were.
+func openLogs(stdin io.Reader, paths []string) ([]replay.Log, func(), error) {
+	var logs []replay.Log
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	var errs source.Errors
+	for _, p := range paths {
+		if p == "-" {
+			logs = append(logs, replay.Log{Name: "<stdin>", Reader: stdin})
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			errs.Add(p, source.Pos{}, "%s", source.Describe(err, "no such file"))
+			continue
+		}
+		files = append(files, f)
+		logs = append(logs, replay.Log{Name: p, Reader: f})
+	}
+	return logs, closeAll, errs.Err()
+}
+
+// writeReport writes the report in format.
+func writeReport(w io.Writer, format string, r *replay.Report) error {
+	switch format {
+	case "json":
+		return replay.WriteJSON(w, r)
+	case "markdown":
+		return replay.WriteMarkdown(w, r)
+	}
+	return replay.WritePretty(w, r)
+}
+
+// writeUnreadable names the first unreadable records on stderr.
+func writeUnreadable(w io.Writer, r *replay.Report) {
+	for _, u := range r.Unreadable {
+		fmt.Fprintf(w, "unreadable: %s\n", u)
+	}
+	if more := r.Skipped.Unreadable - int64(len(r.Unreadable)); more > 0 {
+		fmt.Fprintf(w, "unreadable: %d more not named\n", more)
+	}
+}
+
+// gate is the exit of --fail-on.
+func (o replayOptions) gate(r *replay.Report) error {
+	switch {
+	case o.failOn == "widen" && r.Widened > 0:
+		return findings()
+	case o.failOn == "change" && r.Replayed != r.Unchanged:
+		return findings()
+	}
+	return nil
+}
+
+// terminal reports whether w is a terminal.
+func terminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// progressLine shows the progress on one terminal line, rewritten in place
+// and cleared at the end.
+func progressLine(w io.Writer) func(replay.Progress) {
+	return func(p replay.Progress) {
+		rate := 0.0
+		if secs := p.Elapsed.Seconds(); secs > 0 {
+			rate = float64(p.Events) / secs
+		}
+		fmt.Fprintf(w, "\r\x1b[K%d events read, %d distinct inputs decided, %.0f events/s", p.Events, p.Decided, rate)
+	}
+}
