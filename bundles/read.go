@@ -1,6 +1,7 @@
 package bundles
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -85,18 +86,42 @@ func verificationKey(data []byte, alg string) (string, string, error) {
 // not signed at all; with v nil it checks no signature. Every error names
 // path.
 func Read(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
-	var cfg *bundle.VerificationConfig
-	if v != nil {
-		var err error
-		if cfg, err = v.config(); err != nil {
-			return nil, err
-		}
+	cfg, err := v.verificationConfig()
+	if err != nil {
+		return nil, err
 	}
 	loader, closeFile, err := open(path, &budget{path: path, lim: lim})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer closeFile()
+	return readWith(path, loader, cfg, lim)
+}
+
+// ReadTarball reads, as Read reads a .tar.gz file, the bundle tarball
+// data, which came from elsewhere (a registry): every error names name.
+// Checking the bytes held, not a file read again, means the bytes checked
+// are the bytes sent or written.
+func ReadTarball(name string, data []byte, v *Verification, lim Limits) (*bundle.Bundle, error) {
+	cfg, err := v.verificationConfig()
+	if err != nil {
+		return nil, err
+	}
+	return readWith(name, tarballFiles(bytes.NewReader(data), &budget{path: name, lim: lim}), cfg, lim)
+}
+
+// verificationConfig is v's configuration, nil when v is nil (no
+// signature is checked).
+func (v *Verification) verificationConfig() (*bundle.VerificationConfig, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return v.config()
+}
+
+// readWith reads the bundle named name from loader with OPA's reader,
+// verifying it with cfg unless cfg is nil.
+func readWith(name string, loader bundle.DirectoryLoader, cfg *bundle.VerificationConfig, lim Limits) (*bundle.Bundle, error) {
 	reader := bundle.NewCustomReader(loader).WithRegoVersion(ast.RegoV1)
 	if cfg == nil {
 		reader = reader.WithSkipBundleVerification(true)
@@ -108,7 +133,7 @@ func Read(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
 		return nil, over
 	}
 	if err != nil {
-		return nil, refused(path, err)
+		return nil, refused(name, err)
 	}
 	return &b, nil
 }
@@ -135,14 +160,27 @@ func refused(path string, err error) error {
 // that holds the hcp.authz decision library. Anything else is refused,
 // naming path.
 func ReadDecisionBundle(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
-	b, err := Read(path, v, lim)
-	if err != nil {
-		return nil, err
+	return decisionBundle(path)(Read(path, v, lim))
+}
+
+// ReadDecisionTarball reads, as ReadTarball does, a bundle to decide
+// with, as ReadDecisionBundle checks it.
+func ReadDecisionTarball(name string, data []byte, v *Verification, lim Limits) (*bundle.Bundle, error) {
+	return decisionBundle(name)(ReadTarball(name, data, v, lim))
+}
+
+// decisionBundle passes on a bundle read that holds the decision library,
+// and refuses, naming name, one that does not.
+func decisionBundle(name string) func(*bundle.Bundle, error) (*bundle.Bundle, error) {
+	return func(b *bundle.Bundle, err error) (*bundle.Bundle, error) {
+		if err != nil {
+			return nil, err
+		}
+		if !hasLibrary(b) {
+			return nil, fmt.Errorf("%s: not a bundle hcp-rego built: no hcp.authz decision library", name)
+		}
+		return b, nil
 	}
-	if !hasLibrary(b) {
-		return nil, fmt.Errorf("%s: not a bundle hcp-rego built: no hcp.authz decision library", path)
-	}
-	return b, nil
 }
 
 // hasLibrary reports whether b holds the decision library.

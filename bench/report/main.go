@@ -2,8 +2,9 @@
 // `make bench`: decision latency in a real OPA and in the embedded
 // evaluator, as ratios to a one-rule policy measured in the same run;
 // build time and memory against `opa build` on the same output, and how
-// builds grow; OPA's activation of the large bundle; and replay of a
-// million logged decisions against it. Every figure comes
+// builds grow; OPA's activation of the large bundle; replay of a
+// million logged decisions against it; and its push, pull and rollout
+// through a loopback OCI registry. Every figure comes
 // from this run on this machine: the median of several runs, interleaved
 // so that a noisy moment of a shared machine falls on every policy alike.
 package main
@@ -20,7 +21,7 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
-	only := flag.String("only", "", "measure one table only: builds, rest, opa-bench, embedded, activation or replay")
+	only := flag.String("only", "", "measure one table only: builds, rest, opa-bench, embedded, activation, replay or publishing")
 	flag.Parse()
 	if *quick {
 		*rounds = 1
@@ -45,6 +46,7 @@ var steps = []step{
 	{"embedded", latencyEmbedded},
 	{"activation", activation},
 	{"replay", replayLarge},
+	{"publishing", publishing},
 }
 
 func run(ctx context.Context, quick bool, rounds int, only string) error {

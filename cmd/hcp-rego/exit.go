@@ -8,7 +8,7 @@ import (
 // Exit codes, mapped in this one place (SPEC §5).
 const (
 	exitOK       = 0 // success
-	exitFindings = 1 // lint findings, failing tests, a denied decision under --fail-on-deny
+	exitFindings = 1 // lint findings, failing tests, a denied decision under --fail-on-deny, a rollout not done (status)
 	exitBadInput = 2 // usage, unreadable or invalid input
 )
 

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/oci"
+)
+
+type pullOptions struct {
+	ref       string
+	output    string
+	plainHTTP bool
+	verify    bundles.Verification
+	limit     bundleLimit
+}
+
+func newPullCommand(s streams) *cobra.Command {
+	var o pullOptions
+	cmd := &cobra.Command{
+		Use:   "pull REF -o FILE.tar.gz [--plain-http] [--verification-key K ...]",
+		Short: "Pull a bundle from an OCI registry, checked as eval --bundle checks it",
+		Long: `Pull fetches the bundle at REF (host[:port]/repository:tag or
+...@sha256:DIGEST) as OPA's oci service finds it, the image manifest's
+application/vnd.oci.image.layer.v1.tar+gzip layer, and writes its bytes to
+FILE as they are. The bundle is first checked as eval --bundle checks it,
+verifying its signature when --verification-key is given, within
+--max-bundle-bytes. FILE is written to a temporary file beside it and
+renamed: on any failure nothing is written and FILE is left as it was.
+Credentials come from the Docker config, as for push.`,
+		Example: `  hcp-rego pull registry.example.com/policy/hcp:prod -o hcp.tar.gz \
+    --verification-key testdata/keys/rsa.pub --verification-key-id hcp`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.ref = args[0]
+			return runPull(cmd.Context(), s, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "", "the bundle file to write (required)")
+	f.BoolVar(&o.plainHTTP, "plain-http", false, "talk HTTP, not HTTPS, to the registry")
+	f.StringVar(&o.verify.KeyFile, "verification-key", "", "verify the bundle's signature with this PEM public key (or HS256 secret file)")
+	emptyHint(cmd, "verification-key", "the bundle would go unverified")
+	f.StringVar(&o.verify.KeyID, "verification-key-id", "", `the key id to verify with (default "default")`)
+	f.StringVar(&o.verify.Algorithm, "verification-alg", "", "the signature algorithm (default: the key's own)")
+	addBundleLimitFlag(f, &o.limit)
+	_ = cmd.MarkFlagRequired("output")
+	return cmd
+}
+
+func runPull(ctx context.Context, s streams, o pullOptions) error {
+	if o.verify.KeyFile == "" && (o.verify.KeyID != "" || o.verify.Algorithm != "") {
+		return badInput(errors.New("--verification-key-id and --verification-alg need --verification-key"))
+	}
+	ref, err := oci.ParseReference(o.ref)
+	if err != nil {
+		return badInput(err)
+	}
+	if err := bundles.CheckOutput(o.output, []string{o.verify.KeyFile}); err != nil {
+		return badInput(err)
+	}
+	data, err := oci.Remote{PlainHTTP: o.plainHTTP}.Pull(ctx, ref, 2*o.limit.limits.TotalBytes)
+	if err != nil {
+		return badInput(err)
+	}
+	var v *bundles.Verification
+	if o.verify.KeyFile != "" {
+		v = &o.verify
+	}
+	b, err := bundles.ReadDecisionTarball(ref.String(), data, v, o.limit.limits)
+	if err != nil {
+		return badInput(o.limit.hint(err))
+	}
+	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
+		return badInput(err)
+	}
+	_, err = fmt.Fprintf(s.out, "wrote %s: revision %s%s\n", o.output, b.Manifest.Revision, verifiedNote(v))
+	return err
+}
+
+// verifiedNote says whether the bundle written was verified.
+func verifiedNote(v *bundles.Verification) string {
+	if v == nil {
+		return ", signature not verified"
+	}
+	return ", signature verified"
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/oci"
+)
+
+type pushOptions struct {
+	file      string
+	ref       string
+	plainHTTP bool
+	limit     bundleLimit
+}
+
+func newPushCommand(s streams) *cobra.Command {
+	var o pushOptions
+	cmd := &cobra.Command{
+		Use:   "push FILE.tar.gz REF [--plain-http]",
+		Short: "Push a bundle to an OCI registry, where OPA's oci service pulls it",
+		Long: `Push stores the bundle that build wrote as an OCI image manifest that
+OPA's oci service type downloads as it is: one layer
+application/vnd.oci.image.layer.v1.tar+gzip holding the bundle's bytes
+(signature included), a config application/vnd.oci.image.config.v1+json,
+and the annotation org.opencontainers.image.revision holding the bundle's
+revision. It prints the manifest's digest. The same bundle gives the same
+digest: the manifest holds no time of its own.
+
+REF is host[:port]/repository:tag, or ...@sha256:DIGEST (the digest push
+would print). FILE is read as eval --bundle reads it before anything is
+sent: a file that is not a bundle hcp-rego built is refused. The blobs are
+stored first and the tag moves last, so a failed push leaves the tag where
+it was. Credentials come from the Docker config ($DOCKER_CONFIG, else
+~/.docker/config.json, and its credential helpers). --plain-http talks to
+a registry without TLS.`,
+		Example: `  hcp-rego build testdata/packs --grants testdata/grants/acme.json -o hcp.tar.gz --revision "$(git rev-parse HEAD)"
+  hcp-rego push hcp.tar.gz registry.example.com/policy/hcp:prod`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.file, o.ref = args[0], args[1]
+			return runPush(cmd.Context(), s, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.plainHTTP, "plain-http", false, "talk HTTP, not HTTPS, to the registry")
+	addBundleLimitFlag(cmd.Flags(), &o.limit)
+	return cmd
+}
+
+func runPush(ctx context.Context, s streams, o pushOptions) error {
+	ref, err := oci.ParseReference(o.ref)
+	if err != nil {
+		return badInput(err)
+	}
+	data, err := bundles.ReadTarballFile(o.file, o.limit.limits)
+	if err != nil {
+		return badInput(o.limit.hint(err))
+	}
+	b, err := bundles.ReadDecisionTarball(o.file, data, nil, o.limit.limits)
+	if err != nil {
+		return badInput(o.limit.hint(err))
+	}
+	digest, err := oci.Remote{PlainHTTP: o.plainHTTP}.Push(ctx, ref, data, b.Manifest.Revision)
+	if err != nil {
+		return badInput(err)
+	}
+	_, err = fmt.Fprintln(s.out, digest)
+	return err
+}

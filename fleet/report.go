@@ -1,0 +1,78 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// Converged reports whether the rollout is done: with want, every
+// sidecar runs want; without, every sidecar was asked and runs some
+// revision. A sidecar that could not be asked is never done.
+func Converged(rows []Sidecar, want string) bool {
+	for _, r := range rows {
+		if !r.Reachable || r.Revision == "" || want != "" && r.Revision != want {
+			return false
+		}
+	}
+	return true
+}
+
+// pollInterval is how often Watch asks again.
+const pollInterval = time.Second
+
+// Watch asks the sidecars until Converged(rows, want) or wait has passed
+// (asking once when wait is 0), and returns the last answers.
+func (c Client) Watch(ctx context.Context, urls []string, want string, wait time.Duration) []Sidecar {
+	deadline := time.Now().Add(wait)
+	for {
+		rows := c.Ask(ctx, urls)
+		if Converged(rows, want) || !time.Now().Add(pollInterval).Before(deadline) {
+			return rows
+		}
+		select {
+		case <-ctx.Done():
+			return rows
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// Report is what `status --format json` prints.
+type Report struct {
+	Bundle       string    `json:"bundle"`
+	WantRevision string    `json:"want_revision,omitempty"`
+	Converged    bool      `json:"converged"`
+	Sidecars     []Sidecar `json:"sidecars"`
+}
+
+// WriteJSON writes r as one indented JSON object.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteTable writes one row a sidecar, "-" for what is not known.
+func (r Report) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "URL\tREVISION\tLAST ACTIVATION\tLAST ERROR")
+	for _, s := range r.Sidecars {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.URL, dash(s.Revision), dash(s.LastActivation), dash(s.LastError))
+	}
+	return tw.Flush()
+}
+
+// dash is s made printable, "-" when empty.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return source.Printable(s)
+}

@@ -1,0 +1,191 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// answer is one decision asked of a sidecar under load.
+type answer struct {
+	start time.Time
+	doc   any    // the decision document, when the request succeeded
+	err   string // why it failed, else ""
+}
+
+// load asks the sidecar at url for carol's decision from clients
+// concurrent clients until stop is closed, and returns every answer.
+func load(url string, clients int, stop <-chan struct{}) []answer {
+	body, _ := json.Marshal(map[string]any{"input": json.RawMessage(carol)})
+	var mu sync.Mutex
+	var answers []answer
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := &http.Client{Timeout: 5 * time.Second}
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				a := ask(client, url+"/v1/data/hcp/authz/decision", body)
+				mu.Lock()
+				answers = append(answers, a)
+				mu.Unlock()
+				time.Sleep(2 * time.Millisecond) // bounded: a few hundred requests a second
+			}
+		}()
+	}
+	wg.Wait()
+	return answers
+}
+
+// ask POSTs one decision request.
+func ask(client *http.Client, url string, body []byte) answer {
+	a := answer{start: time.Now()}
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		a.err = err.Error()
+		return a
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	var doc struct{ Result any }
+	switch {
+	case err != nil:
+		a.err = err.Error()
+	case resp.StatusCode != http.StatusOK:
+		a.err = resp.Status + ": " + string(data)
+	case json.Unmarshal(data, &doc) != nil || doc.Result == nil:
+		a.err = "no decision: " + string(data)
+	}
+	a.doc = doc.Result
+	return a
+}
+
+// TestRolloutUnderLoad rolls r2 out to a sidecar that answers four
+// concurrent clients the whole time, with an input whose answer r2
+// changes: no request fails, every answer is r1's or r2's, and once
+// status says the sidecar runs r2, only r2's. The sidecar logs its
+// decisions to the console: a logged decision names the bundle revision
+// and the policy row and grant that decided it.
+func TestRolloutUnderLoad(t *testing.T) {
+	t.Parallel()
+	reg := startRegistry(t, false)
+	docker := dockerConfig(t, reg.addr, "", "")
+	ref := reg.addr + "/policy/hcp:prod"
+	signing := signingHCP
+	r1 := buildFile(t, exampleModel(t, acme), "r1", signing)
+	r2 := buildFile(t, exampleModel(t, acme, defaults), "r2", signing)
+	config := maps.Clone(ociSidecarConfig(t, reg.addr, ref))
+	config["decision_logs"] = map[string]any{"console": true}
+	config["status"] = map[string]any{"console": true}
+	data, _ := json.Marshal(config)
+	s := startOPA(t, "--config-file", writeFile(t, "opa.json", data))
+	sidecars := []*server{s}
+
+	hcpRego(t, docker, "push", r1, ref, "--plain-http").must(t, "push r1")
+	converge(t, sidecars, "r1")
+	client := &http.Client{Timeout: 5 * time.Second}
+	body, _ := json.Marshal(map[string]any{"input": json.RawMessage(carol)})
+	before := ask(client, s.url+"/v1/data/hcp/authz/decision", body)
+	if before.err != "" {
+		t.Fatal(before.err)
+	}
+
+	stop := make(chan struct{})
+	done := make(chan []answer)
+	go func() { done <- load(s.url, 4, stop) }()
+	time.Sleep(500 * time.Millisecond) // load on r1 first
+	hcpRego(t, docker, "push", r2, ref, "--plain-http").must(t, "push r2")
+	res, _ := status(t, sidecars, "--want-revision", "r2", "--wait", "40s")
+	converged := time.Now()
+	time.Sleep(2 * time.Second) // load on r2
+	close(stop)
+	answers := <-done
+	if res.code != 0 {
+		t.Fatalf("status --want-revision r2 --wait 40s: exit %d\n%s", res.code, res.stdout)
+	}
+	after := ask(client, s.url+"/v1/data/hcp/authz/decision", body)
+	r1Doc, r2Doc := before.doc, after.doc
+	if code(r1Doc) != "capability_required" || code(r2Doc) != "allowed" {
+		t.Fatalf("r1 decides %v and r2 %v: the load would prove nothing", r1Doc, r2Doc)
+	}
+
+	var failed, neither, lateR1, onR1, onR2 int
+	for _, a := range answers {
+		switch {
+		case a.err != "":
+			failed++
+			if failed <= 3 {
+				t.Errorf("a request failed during the rollout: %s", a.err)
+			}
+		case reflect.DeepEqual(a.doc, r2Doc):
+			onR2++
+		case !reflect.DeepEqual(a.doc, r1Doc):
+			neither++
+			t.Errorf("an answer that is neither r1's nor r2's: %v", a.doc)
+		case a.start.After(converged):
+			lateR1++
+		default:
+			onR1++
+		}
+	}
+	t.Logf("%d requests: %d on r1, %d on r2, %d failed", len(answers), onR1, onR2, failed)
+	if lateR1 > 0 {
+		t.Errorf("%d requests sent after status said r2 were answered as r1", lateR1)
+	}
+	if onR1 == 0 || onR2 == 0 {
+		t.Errorf("%d answers on r1 and %d on r2: the load did not span the rollout", onR1, onR2)
+	}
+
+	// The console decision log names the revision, the row and the grant.
+	s.waitFor(t, "a logged r2 decision", pollTimeout, func() bool { return loggedDecision(t, s.logs.String(), "r2") != nil })
+	logged := loggedDecision(t, s.logs.String(), "r2")
+	source, _ := logged["result"].(map[string]any)["source"].(map[string]any)
+	if source["row"] != "../testdata/packs/mail/policy.json:6" || source["grant"] != "../testdata/grants/defaults.json:4" {
+		t.Errorf("the logged decision's source is %v, want the mail row and the default grant", source)
+	}
+}
+
+// loggedDecision is the last decision of hcp/authz/decision that OPA's
+// console decision log shows under revision rev of the bundle hcp, nil
+// when there is none.
+func loggedDecision(t *testing.T, logs, rev string) map[string]any {
+	t.Helper()
+	var last map[string]any
+	for _, line := range strings.Split(logs, "\n") {
+		if !strings.Contains(line, `"msg":"Decision Log"`) || !strings.Contains(line, `"path":"hcp/authz/decision"`) {
+			continue
+		}
+		var event struct {
+			Path    string                               `json:"path"`
+			Bundles map[string]struct{ Revision string } `json:"bundles"`
+			Result  any                                  `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &event); err != nil {
+			t.Fatalf("a decision log line that is not JSON: %v\n%s", err, line)
+		}
+		if event.Path == "hcp/authz/decision" && event.Bundles["hcp"].Revision == rev {
+			last = map[string]any{"result": event.Result}
+		}
+	}
+	return last
+}
+
+// code is a decision document's code.
+func code(doc any) string {
+	m, _ := doc.(map[string]any)
+	c, _ := m["code"].(string)
+	return c
+}

@@ -1,0 +1,170 @@
+package oci
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote/auth"
+)
+
+// TestPackLayout checks the manifest against what OPA's oci downloader
+// reads (SPEC §5.4), and that packing twice gives the same bytes.
+func TestPackLayout(t *testing.T) {
+	ctx := context.Background()
+	tarball := []byte("not really gzip, the layout does not look")
+	store, desc, err := Pack(ctx, tarball, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := store.Fetch(ctx, desc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := content.ReadAll(rc, desc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if desc.MediaType != ocispec.MediaTypeImageManifest || m.MediaType != ocispec.MediaTypeImageManifest {
+		t.Errorf("media type %q / %q, want an image manifest", desc.MediaType, m.MediaType)
+	}
+	if len(m.Layers) != 1 || m.Layers[0].MediaType != "application/vnd.oci.image.layer.v1.tar+gzip" ||
+		m.Layers[0].Digest != content.NewDescriptorFromBytes("", tarball).Digest {
+		t.Errorf("layers %+v, want the one tarball layer", m.Layers)
+	}
+	if m.Config.MediaType != "application/vnd.oci.image.config.v1+json" {
+		t.Errorf("config media type %q", m.Config.MediaType)
+	}
+	if rev := m.Annotations["org.opencontainers.image.revision"]; rev != "r1" {
+		t.Errorf("revision annotation %q, want r1", rev)
+	}
+	if ok, _ := store.Exists(ctx, m.Config); !ok {
+		t.Error("the config blob is not stored")
+	}
+	for range 2 {
+		_, again, err := Pack(ctx, tarball, "r1")
+		if err != nil || again.Digest != desc.Digest {
+			t.Fatalf("packed again: %v, %v, want the digest %s", err, again.Digest, desc.Digest)
+		}
+	}
+	_, other, _ := Pack(ctx, tarball, "r2")
+	if other.Digest == desc.Digest {
+		t.Error("another revision gave the same digest")
+	}
+}
+
+func TestParseReference(t *testing.T) {
+	tests := []struct {
+		ref  string
+		want string // "" when it parses, else part of the error
+	}{
+		{"127.0.0.1:5000/hcp:r1", ""},
+		{"registry.example.com/policy/hcp@sha256:" + strings.Repeat("a", 64), ""},
+		{"127.0.0.1:5000/hcp", "no tag or digest"},
+		{"hcp:r1", "want host[:port]/repository:tag"},
+		{"127.0.0.1:5000/HCP:r1", "want host[:port]/repository:tag"},
+		{"https://user:s3cret@registry.example.com/hcp:r1", "not shown"},
+		{"user:s3cret@registry.example.com/hcp:r1", "not shown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ref, func(t *testing.T) {
+			_, err := ParseReference(tt.ref)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("error %v, want %q", err, tt.want)
+			case err != nil && strings.Contains(err.Error(), "s3cret"):
+				t.Errorf("the error echoes the password: %v", err)
+			}
+		})
+	}
+}
+
+// TestRegistryErrors checks the one line a failure gives, against a port
+// where nothing listens and a listener that answers no HTTP.
+func TestRegistryErrors(t *testing.T) {
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	noCreds := func(context.Context, string) (auth.Credential, error) { return auth.EmptyCredential, nil }
+
+	ref, err := ParseReference(closed + "/hcp:r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Remote{PlainHTTP: true, Credentials: noCreds}.Push(ctx, ref, []byte("x"), "r1")
+	want := "push \"" + closed + "/hcp:r1\": registry " + closed + ": cannot connect: connection refused"
+	if err == nil || err.Error() != want {
+		t.Errorf("push to a closed port: %v, want %s", err, want)
+	}
+	var re *RegistryError
+	if !errors.As(err, &re) {
+		t.Errorf("not a *RegistryError: %T", err)
+	}
+
+	// An HTTP server reached over HTTPS.
+	plain, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	go func() {
+		for {
+			c, err := plain.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				c.Read(buf)
+				io.WriteString(c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+			}()
+		}
+	}()
+	ref, _ = ParseReference(plain.Addr().String() + "/hcp:r1")
+	_, err = Remote{Credentials: noCreds}.Pull(ctx, ref, 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "--plain-http") {
+		t.Errorf("pull over HTTPS from an HTTP server: %v, want a hint at --plain-http", err)
+	}
+	_, err = Remote{PlainHTTP: true, Credentials: noCreds}.Pull(ctx, ref, 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "not found") || strings.Count(err.Error(), "\n") > 0 {
+		t.Errorf("pull of a missing manifest: %v, want one line saying not found", err)
+	}
+}
+
+func TestBundleLayer(t *testing.T) {
+	layer := content.NewDescriptorFromBytes(LayerMediaType, []byte("b"))
+	manifest := func(layers ...ocispec.Descriptor) []byte {
+		data, _ := json.Marshal(ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, Layers: layers})
+		return data
+	}
+	other := content.NewDescriptorFromBytes("application/octet-stream", []byte("o"))
+	image := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest}
+	if got, err := bundleLayer(image, manifest(other, layer)); err != nil || got.Digest != layer.Digest {
+		t.Errorf("bundleLayer: %v, %v", got, err)
+	}
+	if _, err := bundleLayer(image, manifest(other)); !errors.Is(err, errNotBundleManifest) {
+		t.Errorf("a manifest without a bundle layer: %v", err)
+	}
+	index := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageIndex}
+	if _, err := bundleLayer(index, manifest(layer)); err == nil {
+		t.Error("an index was taken for a manifest")
+	}
+}
