@@ -302,3 +302,23 @@ func put(t *testing.T, url, contentType string, body []byte) {
 		t.Fatalf("PUT %s: %s\n%s", url, resp.Status, msg)
 	}
 }
+
+// TestReplayBundleRef replays a log against a candidate pushed to a
+// registry (replay --bundle REF, pulled as pull pulls it): the report is
+// the one the same bundle gives as a file, and a REF of nothing is
+// refused with the registry named.
+func TestReplayBundleRef(t *testing.T) {
+	t.Parallel()
+	reg := startRegistry(t, false)
+	ref := reg.addr + "/policy/hcp:candidate"
+	bundle := buildFile(t, exampleModel(t, acme), "r2", nil)
+	docker := dockerConfig(t, reg.addr, "", "")
+	hcpRego(t, docker, "push", bundle, ref, "--plain-http").must(t, "push")
+	log := "../testdata/logs/decisions.log"
+	fromFile := hcpRego(t, docker, "replay", "--bundle", bundle, "--format", "json", log).must(t, "replay --bundle FILE")
+	fromRef := hcpRego(t, docker, "replay", "--bundle", ref, "--plain-http", "--format", "json", log).must(t, "replay --bundle REF")
+	if fromRef != fromFile || !strings.Contains(fromFile, `"replayed"`) {
+		t.Errorf("replay from the registry:\n%s\nwant what the file gives:\n%s", fromRef, fromFile)
+	}
+	hcpRego(t, docker, "replay", "--bundle", reg.addr+"/policy/none:r9", "--plain-http", log).refused(t, "replay of a REF of nothing", reg.addr)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
@@ -63,23 +64,30 @@ func runPull(ctx context.Context, s streams, o pullOptions) error {
 	if err := bundles.CheckOutput(o.output, []string{o.verify.KeyFile}); err != nil {
 		return badInput(err)
 	}
-	data, err := oci.Remote{PlainHTTP: o.plainHTTP}.Pull(ctx, ref, 2*o.limit.limits.TotalBytes)
-	if err != nil {
-		return badInput(err)
-	}
 	var v *bundles.Verification
 	if o.verify.KeyFile != "" {
 		v = &o.verify
 	}
-	b, err := bundles.ReadDecisionTarball(ref.String(), data, v, o.limit.limits)
+	b, data, err := pullBundle(ctx, ref, o.plainHTTP, v, o.limit)
 	if err != nil {
-		return badInput(o.limit.hint(err))
+		return badInput(err)
 	}
 	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
 		return badInput(err)
 	}
 	_, err = fmt.Fprintf(s.out, "wrote %s: revision %s%s\n", o.output, b.Manifest.Revision, verifiedNote(v))
 	return err
+}
+
+// pullBundle fetches the bundle at ref and reads it as eval --bundle reads
+// a file, verifying it with v when given: the bundle, and its bytes.
+func pullBundle(ctx context.Context, ref oci.Reference, plainHTTP bool, v *bundles.Verification, limit bundleLimit) (*bundle.Bundle, []byte, error) {
+	data, err := oci.Remote{PlainHTTP: plainHTTP}.Pull(ctx, ref, 2*limit.limits.TotalBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := bundles.ReadDecisionTarball(ref.String(), data, v, limit.limits)
+	return b, data, limit.hint(err)
 }
 
 // verifiedNote says whether the bundle written was verified.

@@ -15,26 +15,28 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/oci"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/replay"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
 type replayOptions struct {
-	args   []string // PACK_DIR... and LOG...: folders are packs, the rest logs
-	grants []string
-	bundle string
-	verify bundles.Verification
-	limit  bundleLimit
-	ext    []string
-	format string
-	failOn string
+	args      []string // PACK_DIR... and LOG...: folders are packs, the rest logs
+	grants    []string
+	bundle    string
+	plainHTTP bool
+	verify    bundles.Verification
+	limit     bundleLimit
+	ext       []string
+	format    string
+	failOn    string
 }
 
 func newReplayCommand(s streams) *cobra.Command {
 	var o replayOptions
 	cmd := &cobra.Command{
-		Use:   "replay (--bundle FILE | PACK_DIR... --grants FILE...) LOG...|-",
+		Use:   "replay (--bundle FILE|REF | PACK_DIR... --grants FILE...) LOG...|-",
 		Short: "Decide logged calls again with a candidate policy: what would it widen, narrow or change?",
 		Long: `Replay reads OPA decision log events (SPEC §5.5) and decides each logged
 input again with the candidate policy: a bundle (--bundle, verified with
@@ -63,7 +65,8 @@ any is not unchanged. On a terminal, stderr shows the progress.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
-	f.StringVar(&o.bundle, "bundle", "", "the candidate bundle (.tar.gz or folder) instead of packs")
+	f.StringVar(&o.bundle, "bundle", "", "the candidate bundle instead of packs: a .tar.gz or folder, or an OCI REF (pulled as pull does) when no such file is there")
+	f.BoolVar(&o.plainHTTP, "plain-http", false, "with --bundle REF: talk HTTP, not HTTPS, to the registry")
 	f.StringVar(&o.verify.KeyFile, "verification-key", "", "verify the bundle's signature with this PEM public key (or HS256 secret file)")
 	emptyHint(cmd, "verification-key", "the bundle would go unverified")
 	f.StringVar(&o.verify.KeyID, "verification-key-id", "", `the key id to verify with (default "default")`)
@@ -86,7 +89,7 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 	sources, closeAll, err := openLogs(s.in, logs)
 	defer closeAll()
 	errs.Merge("", err)
-	b, err := o.candidate(packs)
+	b, err := o.candidate(ctx, packs)
 	errs.Merge("", err)
 	ext, err := hcprego.ReadExt(o.ext)
 	errs.Merge("", err)
@@ -160,6 +163,8 @@ func (o replayOptions) split() (packs, logs []string, err error) {
 		return nil, nil, fmt.Errorf("--fail-on %q: want widen or change", o.failOn)
 	case o.verify.KeyFile == "" && (o.verify.KeyID != "" || o.verify.Algorithm != ""):
 		return nil, nil, errors.New("--verification-key-id and --verification-alg need --verification-key")
+	case o.bundle == "" && o.plainHTTP:
+		return nil, nil, errors.New("--plain-http needs --bundle REF")
 	case o.bundle == "" && o.verify.KeyFile != "":
 		return nil, nil, errors.New("--verification-key needs --bundle")
 	case o.bundle == "" && o.limit.set:
@@ -189,12 +194,20 @@ func (o replayOptions) split() (packs, logs []string, err error) {
 	return packs, logs, nil
 }
 
-// candidate reads the candidate bundle, or assembles it from the packs.
-func (o replayOptions) candidate(packs []string) (*bundle.Bundle, error) {
+// candidate reads the candidate bundle: a file or folder, or, when no
+// such path is there and --bundle is an OCI reference, the bundle pulled
+// from the registry as pull pulls it; or it compiles the packs.
+func (o replayOptions) candidate(ctx context.Context, packs []string) (*bundle.Bundle, error) {
+	var v *bundles.Verification
+	if o.verify.KeyFile != "" {
+		v = &o.verify
+	}
 	if o.bundle != "" {
-		var v *bundles.Verification
-		if o.verify.KeyFile != "" {
-			v = &o.verify
+		if _, err := os.Lstat(o.bundle); err != nil {
+			if ref, refErr := oci.ParseReference(o.bundle); refErr == nil {
+				b, _, err := pullBundle(ctx, ref, o.plainHTTP, v, o.limit)
+				return b, err
+			}
 		}
 		b, err := bundles.ReadDecisionBundle(o.bundle, v, o.limit.limits)
 		return b, o.limit.hint(err)
