@@ -17,6 +17,7 @@ type testOptions struct {
 	format    string
 	coverage  bool
 	threshold string
+	explain   bool
 }
 
 func newTestCommand(s streams) *cobra.Command {
@@ -36,7 +37,11 @@ under --threshold, 2 on bad input or when there is no test to run.
 --coverage reports which policy rows and confirm gates the cases reached,
 with which outcomes, and which grants gave a capability. The percentage is
 reached units (rows, and gates that some case saw hold) over all units.
---threshold PCT (0 to 100) implies --coverage and fails the run below it.`,
+--threshold PCT (0 to 100) implies --coverage and fails the run below it.
+
+A failing case always shows the code and error of the decision that came.
+--explain adds, under each failing case, the walk of the chain that
+"eval --explain" prints.`,
 		Example: `  hcp-rego test testdata/
   hcp-rego test --format junit . > report.xml
   hcp-rego test --coverage --threshold 80 testdata/packs testdata/cases testdata/grants`,
@@ -48,6 +53,7 @@ reached units (rows, and gates that some case saw hold) over all units.
 	cmd.Flags().StringVar(&o.format, "format", "pretty", "output format: pretty, json, junit or github")
 	cmd.Flags().BoolVar(&o.coverage, "coverage", false, "report coverage of the model: rows, gates, outcomes, grants")
 	cmd.Flags().StringVar(&o.threshold, "threshold", "", "fail below this coverage percentage, 0 to 100 (implies --coverage)")
+	cmd.Flags().BoolVar(&o.explain, "explain", false, "walk the chain under each failing case, as eval --explain does")
 	return cmd
 }
 
@@ -68,7 +74,7 @@ func runTest(ctx context.Context, s streams, o testOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	report, err := testrun.Run(ctx, testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil})
+	report, err := testrun.Run(ctx, testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil, Explain: o.explain})
 	if err != nil {
 		return badInput(err)
 	}
