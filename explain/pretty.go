@@ -15,7 +15,7 @@ import (
 func Pretty(d map[string]any, steps []Step) string {
 	out := prettyDecision(d)
 	if steps != nil {
-		out += "\n" + prettySteps(steps)
+		out += "\n" + PrettySteps(steps)
 	}
 	return out
 }
@@ -63,7 +63,9 @@ func callKey(d map[string]any) (key, field string) {
 	return "", ""
 }
 
-func prettySteps(steps []Step) string {
+// PrettySteps renders the steps of --explain alone, a line each detail:
+// the status and step name, then what the step saw.
+func PrettySteps(steps []Step) string {
 	var b strings.Builder
 	for _, st := range steps {
 		detail := st.Detail

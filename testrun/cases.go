@@ -43,6 +43,10 @@ type Case struct {
 	Input any
 	Want  map[string]any
 	Ext   *Ext // nil when the case sets no runtime layer
+
+	// input is the input's tree, for positioned schema messages when
+	// --explain walks a failing case.
+	input *source.Node
 }
 
 // Ext is a case's runtime layer (SPEC §4.2): the reasons that
@@ -206,9 +210,25 @@ func readCases(file string, list *source.Node, errs *source.Errors) []*Case {
 			Input: n.Field("input").Value(),
 			Want:  want,
 			Ext:   readExt(n.Field("ext")),
+			input: n.Field("input"),
 		})
 	}
 	return cases
+}
+
+// inputProblems lists the case input's schema violations, positioned in
+// the case file, for the input step of --explain.
+func (c *Case) inputProblems() []string {
+	err := schema.Get("input").Validate(c.File, c.input)
+	var errs source.Errors
+	if !errors.As(err, &errs) {
+		return []string{"the input is not well formed"}
+	}
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	return out
 }
 
 func readExt(n *source.Node) *Ext {

@@ -3,6 +3,8 @@ package testrun
 import (
 	"encoding/json"
 	"io"
+
+	"github.com/hcp-rego/hcp-rego/explain"
 )
 
 // JSONReport is the document `--format json` writes: the totals, every
@@ -15,17 +17,23 @@ type JSONReport struct {
 	Coverage *JSONCoverage `json:"coverage,omitempty"`
 }
 
-// JSONTest is one test. Got is the decision a failing case got.
+// JSONTest is one test. For a failing case, GotCode and GotError are the
+// code and error of the decision that came (SPEC §5.1: a failure always
+// says why), Got is that whole decision, and Explain the walk of the
+// chain when the run was asked to explain.
 type JSONTest struct {
-	Kind    Kind           `json:"kind"`
-	Name    string         `json:"name"`
-	File    string         `json:"file"`
-	Line    int            `json:"line"`
-	Col     int            `json:"col"`
-	Status  Status         `json:"status"`
-	Diffs   []JSONDiff     `json:"diffs,omitempty"`
-	Message string         `json:"message,omitempty"`
-	Got     map[string]any `json:"got,omitempty"`
+	Kind     Kind           `json:"kind"`
+	Name     string         `json:"name"`
+	File     string         `json:"file"`
+	Line     int            `json:"line"`
+	Col      int            `json:"col"`
+	Status   Status         `json:"status"`
+	Diffs    []JSONDiff     `json:"diffs,omitempty"`
+	GotCode  any            `json:"got_code,omitempty"`
+	GotError any            `json:"got_error,omitempty"`
+	Message  string         `json:"message,omitempty"`
+	Got      map[string]any `json:"got,omitempty"`
+	Explain  []explain.Step `json:"explain,omitempty"`
 }
 
 // JSONDiff is one field that differs; a want or got that is absent is
@@ -74,8 +82,9 @@ func (r *Report) JSON() *JSONReport {
 		for _, m := range res.Diffs {
 			t.Diffs = append(t.Diffs, JSONDiff{Path: m.Path, Want: m.Want, Got: m.Got})
 		}
-		if res.Status == Fail {
-			t.Got = res.Decision
+		if res.Status == Fail && res.Decision != nil {
+			t.Got, t.GotCode, t.GotError = res.Decision, res.Decision["code"], res.Decision["error"]
+			t.Explain = res.Steps
 		}
 		doc.Tests = append(doc.Tests, t)
 	}

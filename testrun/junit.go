@@ -95,8 +95,13 @@ func junitCase(res *Result) *JUnitCase {
 		if strings.HasPrefix(res.Message, "error: ") {
 			kind = "error"
 		}
+		message := res.Location() + ": " + firstLine(details[0])
+		if res.Decision != nil {
+			// The message is what a CI page shows first: it says why.
+			message += "; decision: " + res.Why()
+		}
 		c.Failure = &JUnitFailure{
-			Message: res.Location() + ": " + firstLine(details[0]),
+			Message: xmlChars(message),
 			Type:    kind,
 			Text:    xmlChars(res.Location() + ": " + res.Name + "\n" + strings.Join(details, "\n")),
 		}

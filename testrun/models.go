@@ -16,11 +16,12 @@ import (
 // that cases set on it, each once.
 type evaluators struct {
 	bundles map[string]*bundle.Bundle
+	models  map[string]*compile.Model // the model each bundle was built from
 	evals   map[string]*hcprego.Evaluator
 }
 
 func newEvaluators() *evaluators {
-	return &evaluators{bundles: map[string]*bundle.Bundle{}, evals: map[string]*hcprego.Evaluator{}}
+	return &evaluators{bundles: map[string]*bundle.Bundle{}, models: map[string]*compile.Model{}, evals: map[string]*hcprego.Evaluator{}}
 }
 
 // bundle returns the bundle compiled from packs and grants (in order:
@@ -28,7 +29,7 @@ func newEvaluators() *evaluators {
 // together, so this model is not linted again: a grant on a pack outside
 // this set is inert here, not a finding.
 func (e *evaluators) bundle(packs, grants []string) (*bundle.Bundle, error) {
-	key := strings.Join(packs, "\x00") + "\x01" + strings.Join(grants, "\x00")
+	key := bundleKey(packs, grants)
 	if b, ok := e.bundles[key]; ok {
 		return b, nil
 	}
@@ -41,7 +42,19 @@ func (e *evaluators) bundle(packs, grants []string) (*bundle.Bundle, error) {
 		return nil, err
 	}
 	e.bundles[key] = b
+	e.models[key] = m
 	return b, nil
+}
+
+// model returns the model that the bundle of packs and grants was built
+// from, for --explain; nil before that bundle is built.
+func (e *evaluators) model(packs, grants []string) *compile.Model {
+	return e.models[bundleKey(packs, grants)]
+}
+
+// bundleKey names one set of packs and grant files, in order.
+func bundleKey(packs, grants []string) string {
+	return strings.Join(packs, "\x00") + "\x01" + strings.Join(grants, "\x00")
 }
 
 // evaluator returns the evaluator for packs and grants under a case's
@@ -52,7 +65,7 @@ func (e *evaluators) evaluator(ctx context.Context, packs, grants []string, ext 
 		return nil, err
 	}
 	module := extModule(ext)
-	key := strings.Join(packs, "\x00") + "\x01" + strings.Join(grants, "\x00") + "\x01" + module + "\x01" + strings.Join(cf.ExtPaths, "\x00")
+	key := bundleKey(packs, grants) + "\x01" + module + "\x01" + strings.Join(cf.ExtPaths, "\x00")
 	if ev, ok := e.evals[key]; ok {
 		return ev, nil
 	}

@@ -12,9 +12,19 @@ import (
 // fields that differ (or the failing expression) indented under a failure;
 // then the coverage report when there is one. The totals line is the
 // caller's to write.
-func (r *Report) WritePretty(w io.Writer) error {
+func (r *Report) WritePretty(w io.Writer) error { return r.writePretty(w, true) }
+
+// WriteFailures writes what WritePretty does for the failing tests alone,
+// and the coverage report when there is one: what a watch prints on each
+// run.
+func (r *Report) WriteFailures(w io.Writer) error { return r.writePretty(w, false) }
+
+func (r *Report) writePretty(w io.Writer, passes bool) error {
 	var b strings.Builder
 	for _, res := range r.Results {
+		if res.Status != Fail && !passes {
+			continue
+		}
 		fmt.Fprintf(&b, "%s %s: %s\n", strings.ToUpper(string(res.Status)), res.Location(), source.Printable(res.Name))
 		if res.Status != Fail {
 			continue

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/hcp-rego/hcp-rego/explain"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -43,22 +45,48 @@ type Result struct {
 	Message string
 	// Decision is the document a case got; nil for a Rego test.
 	Decision map[string]any
+	// Steps walk the chain for a failing case, as `eval --explain` does;
+	// nil unless the run was asked to explain (Options.Explain).
+	Steps []explain.Step
 }
 
 // Location renders where the test is, "file:line".
 func (r *Result) Location() string { return fmt.Sprintf("%s:%d", r.File, r.Pos.Line) }
 
-// Details are the lines that explain a failure: the fields that differ,
-// then the message.
+// Details are the lines that explain a failure: the fields that differ;
+// the code and error of the decision that came, so that a failed
+// `allow: true` says why the call was refused (SPEC §5.1); the message;
+// and, when the run was asked to explain, the walk of the chain.
 func (r *Result) Details() []string {
 	var lines []string
 	for _, m := range r.Diffs {
 		lines = append(lines, m.String())
 	}
+	if r.Status == Fail && r.Decision != nil {
+		lines = append(lines, "decision: "+r.Why())
+	}
 	if r.Message != "" {
 		lines = append(lines, r.Message)
 	}
+	if r.Steps != nil {
+		lines = append(lines, "explain:")
+		for _, line := range strings.Split(strings.TrimSuffix(explain.PrettySteps(r.Steps), "\n"), "\n") {
+			lines = append(lines, "  "+line)
+		}
+	}
 	return lines
+}
+
+// Why is the code and error of the decision a case got, as
+// `code "land_denied", error "land denied"`; the error is left out when
+// the decision has none. Values are JSON text, so that no character of an
+// input reaches a terminal unescaped.
+func (r *Result) Why() string {
+	why := "code " + compact(r.Decision["code"])
+	if e, ok := r.Decision["error"]; ok {
+		why += ", error " + compact(e)
+	}
+	return why
 }
 
 // Report is everything one run found: each test's result, sorted by file

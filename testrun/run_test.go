@@ -62,7 +62,7 @@ func TestRunAndCoverage(t *testing.T) {
 	want := []string{
 		"pass tests/shop.cases.yaml:2 a buyer browses ",
 		"pass tests/shop.cases.yaml:5 a stranger may not ",
-		`fail tests/shop.cases.yaml:8 wrong on purpose code: want "allowed", got "land_denied"`,
+		`fail tests/shop.cases.yaml:8 wrong on purpose code: want "allowed", got "land_denied"; decision: code "land_denied", error "land denied"`,
 		"pass tests/shop_test.rego:3 data.shop_test.test_buy_asks ",
 		"skip tests/shop_test.rego:7 data.shop_test.todo_test_later ",
 	}
@@ -131,7 +131,7 @@ func TestJUnitParsesBack(t *testing.T) {
 		for _, c := range s.Cases {
 			counted++
 			if c.Failure != nil {
-				want := "tests/shop.cases.yaml:8: wrong on purpose\ncode: want \"allowed\", got \"land_denied\""
+				want := "tests/shop.cases.yaml:8: wrong on purpose\ncode: want \"allowed\", got \"land_denied\"\ndecision: code \"land_denied\", error \"land denied\""
 				if c.Name != "wrong on purpose" || c.Line != 8 || c.Failure.Text != want {
 					t.Errorf("failure %q line %d text %q", c.Name, c.Line, c.Failure.Text)
 				}
@@ -191,6 +191,15 @@ func TestJSONParsesBack(t *testing.T) {
 	failing := doc.Tests[2]
 	if failing.Status != Fail || len(failing.Diffs) != 1 || failing.Diffs[0].Path != "code" || failing.Got["code"] != "land_denied" {
 		t.Errorf("failing test %+v", failing)
+	}
+	// A failure says why at the top level of the test, not only inside got.
+	if failing.GotCode != "land_denied" || failing.GotError != "land denied" || failing.Explain != nil {
+		t.Errorf("failing test: got_code %v, got_error %v, explain %v; want land_denied, land denied and no walk", failing.GotCode, failing.GotError, failing.Explain)
+	}
+	for _, passing := range doc.Tests[:2] {
+		if passing.GotCode != nil || passing.GotError != nil || passing.Got != nil {
+			t.Errorf("passing test %q carries a decision: %+v", passing.Name, passing)
+		}
 	}
 	if doc.Coverage == nil || doc.Coverage.Reached != 1 || doc.Coverage.Total != 4 || len(doc.Coverage.Rows) != 3 {
 		t.Fatalf("coverage %+v", doc.Coverage)

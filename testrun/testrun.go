@@ -20,6 +20,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/explain"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -27,6 +28,9 @@ import (
 type Options struct {
 	Paths    []string // folders or files to search; none means "."
 	Coverage bool     // measure coverage of the model
+	// Explain walks the chain of SPEC §3.2 for every failing case, as
+	// `eval --explain` does (Result.Steps).
+	Explain bool
 }
 
 // Run finds the tests under the paths, checks every input (packs, grant
@@ -46,6 +50,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.explain = o.Explain
 	results, err := r.runCases(ctx)
 	if err != nil {
 		return nil, err
@@ -83,6 +88,7 @@ type run struct {
 	model     *compile.Model // every pack and grant file found or named
 	regoTests map[string]*ast.Module
 	evals     *evaluators
+	explain   bool // walk the chain for each failing case
 
 	// defaultBundle is compiled from every pack and grant file found: the
 	// Rego tests run against it.
@@ -203,6 +209,9 @@ func (r *run) runCases(ctx context.Context) ([]*Result, error) {
 				if res.Diffs = Diff(c.Want, decided.Decision); len(res.Diffs) > 0 {
 					res.Status = Fail
 				}
+			}
+			if r.explain && res.Status == Fail && res.Decision != nil {
+				res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, res.Decision, c.inputProblems())
 			}
 			results = append(results, res)
 		}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
+	"os"
+	"os/signal"
 	"regexp"
 
 	"github.com/spf13/cobra"
@@ -17,12 +20,14 @@ type testOptions struct {
 	format    string
 	coverage  bool
 	threshold string
+	explain   bool
+	watch     bool
 }
 
 func newTestCommand(s streams) *cobra.Command {
 	var o testOptions
 	cmd := &cobra.Command{
-		Use:   "test [PATH...] [--format pretty|json|junit|github] [--coverage] [--threshold PCT]",
+		Use:   "test [PATH...] [--format pretty|json|junit|github] [--coverage] [--threshold PCT] [--explain] [--watch]",
 		Short: "Run decision case files and Rego unit tests, with coverage of the model",
 		Long: `Test finds, under each PATH (default "."), packs, grant files, decision case
 files (*.cases.yaml, *.cases.yml, *.cases.json) and Rego unit tests
@@ -36,7 +41,16 @@ under --threshold, 2 on bad input or when there is no test to run.
 --coverage reports which policy rows and confirm gates the cases reached,
 with which outcomes, and which grants gave a capability. The percentage is
 reached units (rows, and gates that some case saw hold) over all units.
---threshold PCT (0 to 100) implies --coverage and fails the run below it.`,
+--threshold PCT (0 to 100) implies --coverage and fails the run below it.
+
+A failing case always shows the code and error of the decision that came.
+--explain adds, under each failing case, the walk of the chain that
+"eval --explain" prints.
+
+--watch runs the tests, then again within 300 ms of each change to a pack,
+grant file, case file or Rego file under PATH (folders added later too),
+printing the failures and the totals line. Bad input prints its errors and
+the watch goes on; Ctrl-C ends it with exit 0 ("hcp-rego test --watch .").`,
 		Example: `  hcp-rego test testdata/
   hcp-rego test --format junit . > report.xml
   hcp-rego test --coverage --threshold 80 testdata/packs testdata/cases testdata/grants`,
@@ -48,6 +62,8 @@ reached units (rows, and gates that some case saw hold) over all units.
 	cmd.Flags().StringVar(&o.format, "format", "pretty", "output format: pretty, json, junit or github")
 	cmd.Flags().BoolVar(&o.coverage, "coverage", false, "report coverage of the model: rows, gates, outcomes, grants")
 	cmd.Flags().StringVar(&o.threshold, "threshold", "", "fail below this coverage percentage, 0 to 100 (implies --coverage)")
+	cmd.Flags().BoolVar(&o.explain, "explain", false, "walk the chain under each failing case, as eval --explain does")
+	cmd.Flags().BoolVar(&o.watch, "watch", false, "run again on each change under PATH until Ctrl-C")
 	return cmd
 }
 
@@ -68,7 +84,11 @@ func runTest(ctx context.Context, s streams, o testOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	report, err := testrun.Run(ctx, testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil})
+	run := testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil, Explain: o.explain}
+	if o.watch {
+		return watchTests(ctx, s, o, run)
+	}
+	report, err := testrun.Run(ctx, run)
 	if err != nil {
 		return badInput(err)
 	}
@@ -92,6 +112,19 @@ func runTest(ctx context.Context, s streams, o testOptions) error {
 	}
 	if failed {
 		return findings()
+	}
+	return nil
+}
+
+// watchTests runs the tests on each change until Ctrl-C, which is exit 0.
+func watchTests(ctx context.Context, s streams, o testOptions, run testrun.Options) error {
+	if o.format != "pretty" || o.threshold != "" {
+		return badInput(errors.New("--watch prints failures as --format pretty does, and takes no --format or --threshold"))
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	if err := testrun.Watch(ctx, run, s.out, s.err); err != nil {
+		return badInput(err)
 	}
 	return nil
 }
