@@ -9,9 +9,12 @@
 package explain
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/schema"
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // Status says what happened at a step.
@@ -121,4 +124,19 @@ func rowOf(d map[string]any, failed bool) string {
 	}
 	src, _ := d["source"].(map[string]any)
 	return fmt.Sprintf("%v, land %v, confirm %v, needs %v (%v)", d["operation"], d["land"], d["confirm"], d["capability"], src["row"])
+}
+
+// InputProblems lists an input's schema violations (hcp-rego schema
+// input), positioned in file, for the walk's first step.
+func InputProblems(file string, root *source.Node) []string {
+	err := schema.Get("input").Validate(file, root)
+	var errs source.Errors
+	if !errors.As(err, &errs) {
+		return []string{"the input is not well formed"}
+	}
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	return out
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/markdown"
 )
 
 // WriteMarkdown writes the matrix as a GitHub-flavoured Markdown table for
@@ -17,12 +17,12 @@ func WriteMarkdown(w io.Writer, mx *Matrix) error {
 	fmt.Fprintf(&b, "**hcp-rego matrix**, mode `%s`\n\n", mx.Mode)
 	header := []string{"pack", "kind", "key"}
 	for _, s := range mx.Subjects {
-		header = append(header, mdCode(s))
+		header = append(header, markdown.Code(s))
 	}
 	writeTableRow(&b, header)
 	writeTableRow(&b, slices.Repeat([]string{"---"}, len(header)))
 	for _, r := range mx.Rows {
-		line := []string{mdCode(r.PackID), r.Kind, mdCode(r.Key)}
+		line := []string{markdown.Code(r.PackID), r.Kind, markdown.Code(r.Key)}
 		for _, s := range mx.Subjects {
 			line = append(line, string(r.Cells[s]))
 		}
@@ -46,7 +46,7 @@ func (d *Delta) WriteMarkdown(w io.Writer) error {
 		writeTableRow(&b, slices.Repeat([]string{"---"}, 5))
 		for _, c := range d.Changes {
 			change := fmt.Sprintf("%s → %s", shown(c.Old), shown(c.New))
-			writeTableRow(&b, []string{mdCode(c.Subject), mdCode(c.Row.PackID), c.Row.Kind, mdCode(c.Row.Key), change})
+			writeTableRow(&b, []string{markdown.Code(c.Subject), markdown.Code(c.Row.PackID), c.Row.Kind, markdown.Code(c.Row.Key), change})
 		}
 	}
 	d.writeMembership(&b)
@@ -88,7 +88,7 @@ func shown(d Disposition) string {
 func rowNames(ids []RowID) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		out[i] = mdCode(id.PackID) + " " + id.Kind + " " + mdCode(id.Key)
+		out[i] = markdown.Code(id.PackID) + " " + id.Kind + " " + markdown.Code(id.Key)
 	}
 	return out
 }
@@ -96,7 +96,7 @@ func rowNames(ids []RowID) []string {
 func codes(items []string) []string {
 	out := make([]string, len(items))
 	for i, s := range items {
-		out[i] = mdCode(s)
+		out[i] = markdown.Code(s)
 	}
 	return out
 }
@@ -112,26 +112,4 @@ func writeTableRow(b *strings.Builder, cells []string) {
 	b.WriteString("| ")
 	b.WriteString(strings.Join(cells, " | "))
 	b.WriteString(" |\n")
-}
-
-// mdCode writes s as a code span that a table cell can hold: a rune that
-// is not printable makes it Go-quoted, "|" is escaped (GFM splits cells on
-// it even in code), and the fence is one backtick longer than the longest
-// run of backticks inside, padded when s starts or ends with one.
-func mdCode(s string) string {
-	s = strings.ReplaceAll(source.Printable(s), "|", `\|`)
-	run, longest := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
 }

@@ -81,18 +81,3 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("empty matrix JSON = %q", empty)
 	}
 }
-
-func TestMarkdownCode(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"mail.send", "`mail.send`"},
-		{"a|b", "`a\\|b`"},
-		{"a`b", "``a`b``"},
-		{"`x``", "``` `x`` ```"},
-		{"line\nbreak", "`\"line\\nbreak\"`"},
-		{"\x1b[31m", "`\"\\x1b[31m\"`"},
-	} {
-		if got := mdCode(tc.in); got != tc.want {
-			t.Errorf("mdCode(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hcp-rego/hcp-rego/internal/markdown"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -102,7 +103,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		for _, g := range r.Groups {
 			c := g.cells()
 			for _, i := range []int{2, 4, 5, 6, 7} {
-				c[i] = mdCode(c[i])
+				c[i] = markdown.Code(c[i])
 			}
 			mdRow(&b, c)
 		}
@@ -118,27 +119,6 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 func mdRow(b *strings.Builder, cells []string) {
 	b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-}
-
-// mdCode writes s as a code span a table cell can hold: unprintable text
-// Go-quoted, "|" escaped, and a fence longer than any run of backticks in
-// it.
-func mdCode(s string) string {
-	s = strings.ReplaceAll(source.Printable(s), "|", `\|`)
-	run, longest := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if s == "" || strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
 }
 
 // jsonReport is the json format's shape, exactly as SPEC §5.5 gives it.

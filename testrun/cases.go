@@ -216,21 +216,6 @@ func readCases(file string, list *source.Node, errs *source.Errors) []*Case {
 	return cases
 }
 
-// inputProblems lists the case input's schema violations, positioned in
-// the case file, for the input step of --explain.
-func (c *Case) inputProblems() []string {
-	err := schema.Get("input").Validate(c.File, c.input)
-	var errs source.Errors
-	if !errors.As(err, &errs) {
-		return []string{"the input is not well formed"}
-	}
-	out := make([]string, len(errs))
-	for i, e := range errs {
-		out[i] = e.Error()
-	}
-	return out
-}
-
 func readExt(n *source.Node) *Ext {
 	if n == nil {
 		return nil

@@ -211,7 +211,7 @@ func (r *run) runCases(ctx context.Context) ([]*Result, error) {
 				}
 			}
 			if r.explain && res.Status == Fail && res.Decision != nil {
-				res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, res.Decision, c.inputProblems())
+				res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, res.Decision, explain.InputProblems(c.File, c.input))
 			}
 			results = append(results, res)
 		}

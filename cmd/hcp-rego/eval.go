@@ -15,7 +15,6 @@ import (
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/explain"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
-	"github.com/hcp-rego/hcp-rego/schema"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -99,7 +98,7 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	}
 	var steps []explain.Step
 	if o.explain {
-		steps = explain.Explain(m, input.value, res.Decision, input.problems())
+		steps = explain.Explain(m, input.value, res.Decision, explain.InputProblems(input.file, input.root))
 	}
 	if err := printDecision(s.out, o.format, res.Decision, steps); err != nil {
 		return err
@@ -150,20 +149,6 @@ type decisionInput struct {
 	file  string
 	root  *source.Node
 	value any
-}
-
-// problems lists the input's schema violations, positioned in its file.
-func (in decisionInput) problems() []string {
-	err := schema.Get("input").Validate(in.file, in.root)
-	var errs source.Errors
-	if !errors.As(err, &errs) {
-		return []string{"the input is not well formed"}
-	}
-	out := make([]string, len(errs))
-	for i, e := range errs {
-		out[i] = e.Error()
-	}
-	return out
 }
 
 // readInput reads the decision input, a JSON file or "-" for stdin. Any
