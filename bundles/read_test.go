@@ -254,7 +254,7 @@ func TestReadDecidesAsAssembled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return res.Decision
+		return res.Decision.Doc
 	}
 	want := decide(b)
 	if want["code"] != "confirm_required" {

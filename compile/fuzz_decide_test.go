@@ -133,7 +133,7 @@ func agreeOn(t *testing.T, ev *hcprego.Evaluator, ref *reference.Evaluator, in a
 		t.Fatalf("decide %s: %v", canonical(in), err)
 	}
 	want := ref.Decide(in, reference.Ext{})
-	if got, want := canonical(res.Decision), canonical(want); got != want {
+	if got, want := canonical(res.Decision.Doc), canonical(want); got != want {
 		t.Fatalf("Rego and the reference disagree on %s\n     rego: %s\nreference: %s", canonical(in), got, want)
 	}
 	if got, want := canonical(res.GPARSError), canonical(reference.GPARSError(want)); got != want {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 func decode(t *testing.T, text string) any {
@@ -94,7 +96,7 @@ func TestDescribeLand(t *testing.T) {
 		{"local", `{"principal": {"id": "a"}, "workspace": {"root": "/w/p", "paths": ["/w/p2/x"]}}`, `local land: workspace.root "/w/p" | path "/w/p2/x" is not below the root`},
 	}
 	for _, tt := range tests {
-		got := strings.Join(describeLand(readCall(decode(t, tt.input)), map[string]any{"land": tt.land}), " | ")
+		got := strings.Join(describeLand(readCall(decode(t, tt.input)), hcprego.DecisionOf(map[string]any{"land": tt.land})), " | ")
 		if got != tt.want {
 			t.Errorf("%s %s:\n got  %q\n want %q", tt.land, tt.input, got, tt.want)
 		}

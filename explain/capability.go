@@ -6,16 +6,16 @@ import (
 	"strings"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 // describeCapability names the grant that gave the capability, or says
 // why none did: the grants that name the principal's subjects on the pack
 // and why each does not count, and whether default grants were on.
-func describeCapability(failed bool, m *compile.Model, c call, d map[string]any) []string {
-	source, _ := d["source"].(map[string]any)
-	capability, _ := d["capability"].(string)
+func describeCapability(failed bool, m *compile.Model, c call, d hcprego.Decision) []string {
+	capability := d.Capability
 	if !failed {
-		src, _ := source["grant"].(string)
+		src := d.SourceGrant
 		if m == nil {
 			return []string{fmt.Sprintf("%s gives %s", src, capability)}
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 // Grants on one line share a file:line: the step names the one that gave
@@ -26,7 +27,7 @@ func TestGrantOnASharedLine(t *testing.T) {
 	}
 	src := filepath.ToSlash(filepath.Join(dir, "g.json")) + ":2"
 	c := readCall(decode(t, `{"principal": {"id": "bob", "roles": ["member"]}, "pack_id": "pay", "verb_key": "send", "owner": "bob"}`))
-	got := describeCapability(false, m, c, map[string]any{"capability": "verb.exec.write", "source": map[string]any{"grant": src}})
+	got := describeCapability(false, m, c, hcprego.DecisionOf(map[string]any{"capability": "verb.exec.write", "source": map[string]any{"grant": src}}))
 	want := src + " gives verb.exec.write: role:member, pack pay, capabilities verb.exec.write"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("got %q\nwant %q", got, want)
@@ -49,7 +50,7 @@ func TestGrantOfAnotherTenant(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := readCall(decode(t, `{"principal": {"id": "bob", "roles": ["member"], "tenant": "other"}, "pack_id": "pay", "verb_key": "send", "owner": "bob"}`))
-	got := describeCapability(true, m, c, map[string]any{"capability": "verb.exec.write"})
+	got := describeCapability(true, m, c, hcprego.DecisionOf(map[string]any{"capability": "verb.exec.write"}))
 	want := filepath.ToSlash(filepath.Join(dir, "g.json")) + `:2 does not count: it holds only for tenant "acme"`
 	if len(got) != 3 || got[1] != want {
 		t.Errorf("got %q\nwant %q second", got, want)

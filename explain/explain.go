@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/schema"
 	"github.com/hcp-rego/hcp-rego/source"
 )
@@ -49,8 +50,8 @@ var chain = []struct{ name, code string }{
 // given. problems are the input's schema violations (for the input step).
 // m may be nil (a bundle evaluated as built): the steps then say only what
 // the decision itself carries.
-func Explain(m *compile.Model, input any, decision map[string]any, problems []string) []Step {
-	code, _ := decision["code"].(string)
+func Explain(m *compile.Model, input any, decision hcprego.Decision, problems []string) []Step {
+	code := decision.Code
 	c := readCall(input)
 	steps := make([]Step, len(chain))
 	stopped := false
@@ -71,7 +72,7 @@ func Explain(m *compile.Model, input any, decision map[string]any, problems []st
 }
 
 // describe says what one step saw.
-func describe(step string, failed bool, m *compile.Model, c call, d map[string]any, problems []string) []string {
+func describe(step string, failed bool, m *compile.Model, c call, d hcprego.Decision, problems []string) []string {
 	switch step {
 	case "input":
 		if failed {
@@ -95,7 +96,7 @@ func describe(step string, failed bool, m *compile.Model, c call, d map[string]a
 	return describeGate(failed, c, d)
 }
 
-func describeRow(failed bool, m *compile.Model, c call, d map[string]any) []string {
+func describeRow(failed bool, m *compile.Model, c call, d hcprego.Decision) []string {
 	if m == nil {
 		return []string{fmt.Sprintf("%s %q of pack %q: %s", c.noun(), c.key, c.pack, rowOf(d, failed))}
 	}
@@ -110,20 +111,19 @@ func describeRow(failed bool, m *compile.Model, c call, d map[string]any) []stri
 		c.noun(), c.key, c.pack, row.Operation, row.Land, row.Gate.JSON(), row.Capability(), row.Source())}
 }
 
-func describeRuntime(failed bool, d map[string]any) []string {
+func describeRuntime(failed bool, d hcprego.Decision) []string {
 	if failed {
-		return []string{fmt.Sprintf("data.hcp.ext.deny fires: %v", d["reasons"])}
+		return []string{fmt.Sprintf("data.hcp.ext.deny fires: %v", d.Reasons)}
 	}
 	return []string{"no runtime rule denies (data.hcp.ext.deny is undefined or empty)"}
 }
 
 // rowOf describes the row from the decision alone.
-func rowOf(d map[string]any, failed bool) string {
+func rowOf(d hcprego.Decision, failed bool) string {
 	if failed {
 		return "no such row in the bundle"
 	}
-	src, _ := d["source"].(map[string]any)
-	return fmt.Sprintf("%v, land %v, confirm %v, needs %v (%v)", d["operation"], d["land"], d["confirm"], d["capability"], src["row"])
+	return fmt.Sprintf("%s, land %s, confirm %v, needs %s (%s)", d.Operation, d.Land, d.Confirm, d.Capability, d.SourceRow)
 }
 
 // InputProblems lists an input's schema violations (hcp-rego schema

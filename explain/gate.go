@@ -1,12 +1,16 @@
 package explain
 
-import "fmt"
+import (
+	"fmt"
+
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
+)
 
 // describeGate says which gate the call met and what passed it, or why
 // nothing did: mode, confirm and apply, and each exact allow rule.
-func describeGate(failed bool, c call, d map[string]any) []string {
-	gate := d["confirm"]
-	reasons, _ := d["reasons"].([]any)
+func describeGate(failed bool, c call, d hcprego.Decision) []string {
+	gate := d.Confirm
+	reasons := d.Reasons
 	switch {
 	case gate == false && !failed:
 		return []string{"no gate: the row has confirm false"}

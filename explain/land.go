@@ -5,12 +5,14 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 // describeLand says which land fact the row needed and what the input
 // gave for it.
-func describeLand(c call, d map[string]any) []string {
-	land, _ := d["land"].(string)
+func describeLand(c call, d hcprego.Decision) []string {
+	land := d.Land
 	id, _ := str(c.principal, "id")
 	switch land {
 	case "personal":

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -12,7 +13,7 @@ import (
 // each; and, when steps is not nil, the steps of --explain after a blank
 // line. Every value is quoted when it holds a character that does not
 // print, so that an input cannot send terminal escapes.
-func Pretty(d map[string]any, steps []Step) string {
+func Pretty(d hcprego.Decision, steps []Step) string {
 	out := prettyDecision(d)
 	if steps != nil {
 		out += "\n" + PrettySteps(steps)
@@ -20,47 +21,35 @@ func Pretty(d map[string]any, steps []Step) string {
 	return out
 }
 
-func prettyDecision(d map[string]any) string {
+func prettyDecision(d hcprego.Decision) string {
 	var b strings.Builder
-	code, _ := d["code"].(string)
-	if e, ok := d["error"].(string); ok {
-		fmt.Fprintf(&b, "%s: %s\n", code, e)
+	if d.Error != "" {
+		fmt.Fprintf(&b, "%s: %s\n", d.Code, d.Error)
 	} else {
-		fmt.Fprintf(&b, "%s\n", code)
+		fmt.Fprintf(&b, "%s\n", d.Code)
 	}
-	line := func(label string, v any) {
-		if v != nil {
-			fmt.Fprintf(&b, "  %-10s %s\n", label, source.Printable(fmt.Sprint(v)))
+	line := func(label, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "  %-10s %s\n", label, source.Printable(v))
 		}
 	}
-	if key, field := callKey(d); key != "" {
-		line("call", fmt.Sprintf("%v %s %s", d["pack_id"], field, key))
+	if d.Key != "" {
+		line("call", fmt.Sprintf("%s %s %s", d.PackID, d.Field, d.Key))
 	}
-	if _, ok := d["operation"]; ok {
-		line("row", fmt.Sprintf("%v, land %v, confirm %v, needs %v", d["operation"], d["land"], jsonText(d["confirm"]), d["capability"]))
+	if d.Operation != "" {
+		line("row", fmt.Sprintf("%s, land %s, confirm %s, needs %s", d.Operation, d.Land, jsonText(d.Confirm), d.Capability))
 	}
-	src, _ := d["source"].(map[string]any)
-	line("row at", src["row"])
-	line("grant at", src["grant"])
-	if r, _ := d["reasons"].([]any); len(r) > 0 {
-		line("reasons", jsonText(r))
+	line("row at", d.SourceRow)
+	line("grant at", d.SourceGrant)
+	if len(d.Reasons) > 0 {
+		line("reasons", jsonText(d.Reasons))
 	}
-	if p, ok := d["preview"].(map[string]any); ok {
-		line("preview", p["cli"])
-		line("args", jsonText(p["args"]))
+	if d.Preview != nil {
+		line("preview", d.CLI)
+		line("args", jsonText(d.Preview["args"]))
 	}
-	line("hint", d["hint"])
+	line("hint", d.Hint)
 	return b.String()
-}
-
-// callKey is the decision's verb_key or stimulus, and which it is.
-func callKey(d map[string]any) (key, field string) {
-	for _, f := range []string{"verb_key", "stimulus"} {
-		if k, ok := d[f].(string); ok {
-			return k, f
-		}
-	}
-	return "", ""
 }
 
 // PrettySteps renders the steps of --explain alone, a line each detail:

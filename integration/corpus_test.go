@@ -143,7 +143,7 @@ func checkCorpus(t *testing.T, s *server, d deciders) {
 		ref := d.reference.Decide(input, extFor(input))
 		decisions := map[string]any{
 			"OPA":       normal(s.query(t, "hcp/authz/decision", input)),
-			"embedded":  normal(res.Decision),
+			"embedded":  normal(res.Decision.Doc),
 			"reference": normal(ref),
 		}
 		gpars := map[string]any{

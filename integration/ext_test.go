@@ -109,7 +109,7 @@ func TestExtAgreesWithOPA(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := normal(res.Decision); !reflect.DeepEqual(got, opa) {
+				if got := normal(res.Decision.Doc); !reflect.DeepEqual(got, opa) {
 					t.Errorf("%s: decisions differ\n      OPA: %s\n  --ext: %s", c.name, text(opa), text(got))
 				}
 				if doc := opa.(map[string]any); doc["code"] != c.code || !reflect.DeepEqual(doc["reasons"], c.reasons) {
@@ -165,7 +165,7 @@ func checkCaseFile(t *testing.T, packDirs, grants, ext []string, cases []map[str
 			t.Fatalf("a result for no case: %q", res.Name)
 		}
 		opa := normal(s.query(t, "hcp/authz/decision", cases[i]["input"]))
-		if got := normal(res.Decision); res.Status != testrun.Pass || !reflect.DeepEqual(got, opa) {
+		if got := normal(res.Decision.Doc); res.Status != testrun.Pass || !reflect.DeepEqual(got, opa) {
 			t.Errorf("case file, %s: %s %v\n      OPA: %s\n     test: %s", res.Name, res.Status, res.Details(), text(opa), text(got))
 		}
 	}

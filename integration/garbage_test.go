@@ -63,8 +63,8 @@ func TestSidecarGarbage(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", g.Name, err)
 		}
-		if !reflect.DeepEqual(normal(res.Decision), want["decision"]) {
-			t.Errorf("%s: the embedded evaluator decides %s", g.Name, text(res.Decision))
+		if !reflect.DeepEqual(normal(res.Decision.Doc), want["decision"]) {
+			t.Errorf("%s: the embedded evaluator decides %s", g.Name, text(res.Decision.Doc))
 		}
 	}
 	for _, body := range []string{`{}`, `{"input": null}`, ``} {

@@ -21,12 +21,12 @@ const (
 // shows: allowed (with allow: true) is allow, confirm_required is ask, and
 // anything else is deny. expected is false when the code is none of those
 // three, which a synthetic call should never get (see Anomaly).
-func DispositionOf(decision map[string]any) (d Disposition, code string, expected bool) {
-	code, _ = decision["code"].(string)
+func DispositionOf(decision hcprego.Decision) (d Disposition, code string, expected bool) {
+	code = decision.Code
 	switch {
-	case code == codeAllowed && decision["allow"] == true:
+	case code == codeAllowed && decision.Allow:
 		return Allow, code, true
-	case code == codeConfirm && decision["allow"] == false:
+	case code == codeConfirm && !decision.Allow:
 		return Ask, code, true
 	case code == codeCapability:
 		return Deny, code, true
@@ -70,7 +70,7 @@ func (mx *Matrix) fill(ctx context.Context, ev *hcprego.Evaluator, principals []
 			cells = append(cells, cell{r, c})
 		}
 	}
-	out := make([]map[string]any, len(cells))
+	out := make([]hcprego.Decision, len(cells))
 	err := parallel(ctx, len(cells), func(i int) error {
 		c := cells[i]
 		res, err := ev.Decide(ctx, callInput(principals[c.col], mx.Rows[c.row].RowID, mx.Mode))

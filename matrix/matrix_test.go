@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 // load checks packs and grant files as every command does.
@@ -181,7 +182,7 @@ func TestDispositionOf(t *testing.T) {
 		{"no code", map[string]any{"allow": true}, Deny, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, _, ok := DispositionOf(tc.decision)
+			d, _, ok := DispositionOf(hcprego.DecisionOf(tc.decision))
 			if d != tc.want || ok != tc.expected {
 				t.Fatalf("DispositionOf = %q, %v; want %q, %v", d, ok, tc.want, tc.expected)
 			}

@@ -176,7 +176,7 @@ func (p *pair) compare(input any) (regoDecision map[string]any, diff string) {
 		return nil, "rego: " + err.Error()
 	}
 	want := p.ref.Decide(input, p.ext)
-	diffs := diffJSON("decision", normalize(res.Decision), normalize(want))
+	diffs := diffJSON("decision", normalize(res.Decision.Doc), normalize(want))
 	var wantErr any
 	if g := reference.GPARSError(want); g != nil {
 		wantErr = g
@@ -186,7 +186,7 @@ func (p *pair) compare(input any) (regoDecision map[string]any, diff string) {
 		gotErr = res.GPARSError
 	}
 	diffs = append(diffs, diffJSON("gpars_error", normalize(gotErr), normalize(wantErr))...)
-	return res.Decision, strings.Join(diffs, "\n")
+	return res.Decision.Doc, strings.Join(diffs, "\n")
 }
 
 // normalize round-trips a value through JSON so that both sides compare as

@@ -31,7 +31,7 @@ type Evaluator struct {
 // Result is one decision: the document of SPEC §3.6 and the GPARS error
 // object, nil when none is defined.
 type Result struct {
-	Decision   map[string]any
+	Decision   Decision
 	GPARSError map[string]any
 }
 
@@ -93,11 +93,12 @@ func (e *Evaluator) Decide(ctx context.Context, input any) (*Result, error) {
 		return nil, fmt.Errorf("evaluate decision: %d results, want 1 (the library must define decision for every input)", len(rs))
 	}
 	r := &Result{}
-	r.Decision, _ = rs[0].Bindings["decision"].(map[string]any)
+	doc, _ := rs[0].Bindings["decision"].(map[string]any)
+	r.Decision = DecisionOf(doc)
 	if errs, _ := rs[0].Bindings["gpars"].([]any); len(errs) == 1 {
 		r.GPARSError, _ = errs[0].(map[string]any)
 	}
-	if r.Decision == nil {
+	if doc == nil {
 		return nil, fmt.Errorf("evaluate decision: not an object: %v", rs[0].Bindings["decision"])
 	}
 	return r, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/explain"
 	"github.com/hcp-rego/hcp-rego/reference"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 // TestExplainAgreesWithDecision walks eval --explain over the differential
@@ -39,7 +40,7 @@ func TestExplainAgreesWithDecision(t *testing.T) {
 							}
 							steps := explain.Explain(m, in, res.Decision, nil)
 							for _, why := range disagreements(steps, res.Decision) {
-								t.Errorf("explain contradicts the decision %v on %s: %s", res.Decision["code"], jsonText(in), why)
+								t.Errorf("explain contradicts the decision %v on %s: %s", res.Decision.Doc["code"], jsonText(in), why)
 							}
 							for _, s := range steps {
 								seen[s.Name+" "+string(s.Status)]++
@@ -58,14 +59,14 @@ func TestExplainAgreesWithDecision(t *testing.T) {
 }
 
 // disagreements lists where the explained steps contradict decision d.
-func disagreements(steps []explain.Step, d map[string]any) []string {
+func disagreements(steps []explain.Step, d hcprego.Decision) []string {
 	var out []string
 	stop := map[string]string{"input": "invalid_input", "row": "unknown_command", "reachable": "pack_unavailable",
 		"capability": "capability_required", "land": "land_denied", "runtime": "runtime_denied", "confirm": "confirm_required"}
 	for _, s := range steps {
 		text := strings.Join(s.Detail, " | ")
 		failed := s.Status == explain.Failed
-		if failed != (stop[s.Name] == d["code"]) {
+		if failed != (stop[s.Name] == d.Code) {
 			out = append(out, fmt.Sprintf("step %s is %s", s.Name, s.Status))
 		}
 		if s.Status == explain.NotReached {

@@ -73,8 +73,8 @@ func TestGarbageInputIsInvalid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Decision["code"] != "allowed" {
-			t.Fatalf("the corpus's base call %s is %v, want allowed: the garbage would prove nothing", jsonText(in), res.Decision["code"])
+		if res.Decision.Doc["code"] != "allowed" {
+			t.Fatalf("the corpus's base call %s is %v, want allowed: the garbage would prove nothing", jsonText(in), res.Decision.Doc["code"])
 		}
 	}
 	if len(c.Garbage) < 100 {
@@ -86,8 +86,8 @@ func TestGarbageInputIsInvalid(t *testing.T) {
 			t.Errorf("%s: %v", g.Name, err)
 			continue
 		}
-		if !reflect.DeepEqual(normalize(res.Decision), normalize(wantInvalid)) {
-			t.Errorf("%s: decision %s, want exactly %s\n  input %s", g.Name, jsonText(res.Decision), jsonText(wantInvalid), jsonText(g.Input))
+		if !reflect.DeepEqual(normalize(res.Decision.Doc), normalize(wantInvalid)) {
+			t.Errorf("%s: decision %s, want exactly %s\n  input %s", g.Name, jsonText(res.Decision.Doc), jsonText(wantInvalid), jsonText(g.Input))
 		}
 		if !reflect.DeepEqual(normalize(res.GPARSError), normalize(wantInvalidGPARS)) {
 			t.Errorf("%s: gpars_error %s, want exactly %s", g.Name, jsonText(res.GPARSError), jsonText(wantInvalidGPARS))
@@ -111,8 +111,8 @@ func TestGarbageUnderRuntimeLayer(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", g.Name, err)
 		}
-		if !reflect.DeepEqual(normalize(res.Decision), normalize(wantInvalid)) {
-			t.Errorf("%s: decision %s under a runtime layer, want exactly %s", g.Name, jsonText(res.Decision), jsonText(wantInvalid))
+		if !reflect.DeepEqual(normalize(res.Decision.Doc), normalize(wantInvalid)) {
+			t.Errorf("%s: decision %s under a runtime layer, want exactly %s", g.Name, jsonText(res.Decision.Doc), jsonText(wantInvalid))
 		}
 	}
 }

@@ -81,7 +81,7 @@ func decideAll(t *testing.T, ev *hcprego.Evaluator, inputs []map[string]any) []m
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[i] = res.Decision
+		out[i] = res.Decision.Doc
 	}
 	return out
 }
@@ -143,7 +143,7 @@ func TestLastNamedGrantRemovedDefaultsTakeOver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return res.Decision
+		return res.Decision.Doc
 	}
 	if got := decide(m); got["code"] != "capability_required" {
 		t.Fatalf("with her grant on beta-pack, carol's read of alpha is %v, want capability_required", got["code"])

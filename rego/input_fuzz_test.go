@@ -56,11 +56,11 @@ func FuzzDecisionInput(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Decide(%s): %v", data, err)
 		}
-		code, _ := res.Decision["code"].(string)
-		allow, isBool := res.Decision["allow"].(bool)
+		code, _ := res.Decision.Doc["code"].(string)
+		allow, isBool := res.Decision.Doc["allow"].(bool)
 		switch {
 		case !isBool || !slices.Contains(chainCodes, code):
-			t.Fatalf("decision without a boolean allow and a known code: %s", jsonText(res.Decision))
+			t.Fatalf("decision without a boolean allow and a known code: %s", jsonText(res.Decision.Doc))
 		case allow != (code == "allowed"):
 			t.Fatalf("allow %v with code %s", allow, code)
 		case (code == "invalid_input") == inputSchema.Valid(in):

@@ -58,7 +58,7 @@ func TestNarrowingNeverAllows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return res.Decision
+		return res.Decision.Doc
 	}
 	for _, c := range calls(m) {
 		for _, pr := range principals[:6] {

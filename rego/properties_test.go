@@ -38,8 +38,8 @@ func TestGPARSErrorFields(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Decision["code"] != code {
-				t.Fatalf("decided %v, want %s", res.Decision["code"], code)
+			if res.Decision.Doc["code"] != code {
+				t.Fatalf("decided %v, want %s", res.Decision.Doc["code"], code)
 			}
 			g := res.GPARSError
 			wantCode, gparsCode := json.Number("-32001"), "AUTHORIZATION_DENIED"
@@ -72,7 +72,7 @@ func TestNoGPARSErrorWhenNotRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		code, _ := res.Decision["code"].(string)
+		code, _ := res.Decision.Doc["code"].(string)
 		seen[code] = true
 		refused := code != "allowed" && code != "confirm_required"
 		if refused != (res.GPARSError != nil) {
@@ -116,9 +116,9 @@ func TestIdentityComesOnlyFromPrincipal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if before.Decision["code"] != after.Decision["code"] || before.Decision["allow"] != after.Decision["allow"] ||
-			jsonText(before.Decision["source"]) != jsonText(after.Decision["source"]) {
-			t.Fatalf("forged identity fields changed %v to %v for %s", before.Decision["code"], after.Decision["code"], jsonText(changed))
+		if before.Decision.Doc["code"] != after.Decision.Doc["code"] || before.Decision.Doc["allow"] != after.Decision.Doc["allow"] ||
+			jsonText(before.Decision.Doc["source"]) != jsonText(after.Decision.Doc["source"]) {
+			t.Fatalf("forged identity fields changed %v to %v for %s", before.Decision.Doc["code"], after.Decision.Doc["code"], jsonText(changed))
 		}
 	}
 }
@@ -145,14 +145,14 @@ func TestRuntimeLayerOnlyNarrows(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if with.Decision["allow"] == true && without.Decision["allow"] != true {
-					t.Fatalf("the layer widened %v to allowed for %s", without.Decision["code"], jsonText(in))
+				if with.Decision.Doc["allow"] == true && without.Decision.Doc["allow"] != true {
+					t.Fatalf("the layer widened %v to allowed for %s", without.Decision.Doc["code"], jsonText(in))
 				}
-				if with.Decision["code"] != without.Decision["code"] {
+				if with.Decision.Doc["code"] != without.Decision.Doc["code"] {
 					narrowed++
 					wantCodes := []string{"runtime_denied", "confirm_required"}
-					if !slices.Contains(wantCodes, fmt.Sprint(with.Decision["code"])) {
-						t.Fatalf("the layer changed %v into %v", without.Decision["code"], with.Decision["code"])
+					if !slices.Contains(wantCodes, fmt.Sprint(with.Decision.Doc["code"])) {
+						t.Fatalf("the layer changed %v into %v", without.Decision.Doc["code"], with.Decision.Doc["code"])
 					}
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 // Outcomes are the codes a decision on a row can end with, in the order
@@ -95,19 +96,14 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 // names a row in source.row), which grant it names in source.grant, and
 // its code. Rows are told apart by key, not by source.row, whose file:line
 // is the same for rows written on one line.
-func provenance(d map[string]any) (row, grant, code string) {
-	src, _ := d["source"].(map[string]any)
-	if _, judged := src["row"].(string); judged {
-		pack, _ := d["pack_id"].(string)
-		for _, field := range []string{"verb_key", "stimulus"} {
-			if key, ok := d[field].(string); ok {
-				row = rowKey(pack, field, key)
-			}
-		}
+func provenance(d *hcprego.Decision) (row, grant, code string) {
+	if d == nil { // a Rego test
+		return "", "", ""
 	}
-	grant, _ = src["grant"].(string)
-	code, _ = d["code"].(string)
-	return row, grant, code
+	if d.SourceRow != "" && d.Key != "" {
+		row = rowKey(d.PackID, d.Field, d.Key)
+	}
+	return row, d.SourceGrant, d.Code
 }
 
 func rowKey(pack, field, key string) string { return pack + "\x00" + field + "\x00" + key }

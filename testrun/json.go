@@ -29,8 +29,8 @@ type JSONTest struct {
 	Col      int            `json:"col"`
 	Status   Status         `json:"status"`
 	Diffs    []JSONDiff     `json:"diffs,omitempty"`
-	GotCode  any            `json:"got_code,omitempty"`
-	GotError any            `json:"got_error,omitempty"`
+	GotCode  string         `json:"got_code,omitempty"`
+	GotError string         `json:"got_error,omitempty"`
 	Message  string         `json:"message,omitempty"`
 	Got      map[string]any `json:"got,omitempty"`
 	Explain  []explain.Step `json:"explain,omitempty"`
@@ -83,7 +83,7 @@ func (r *Report) JSON() *JSONReport {
 			t.Diffs = append(t.Diffs, JSONDiff{Path: m.Path, Want: m.Want, Got: m.Got})
 		}
 		if res.Status == Fail && res.Decision != nil {
-			t.Got, t.GotCode, t.GotError = res.Decision, res.Decision["code"], res.Decision["error"]
+			t.Got, t.GotCode, t.GotError = res.Decision.Doc, res.Decision.Code, res.Decision.Error
 			t.Explain = res.Steps
 		}
 		doc.Tests = append(doc.Tests, t)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hcp-rego/hcp-rego/explain"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -43,8 +44,8 @@ type Result struct {
 	// Message says why a test failed when Diffs cannot: a Rego test's
 	// failing expression or error, an evaluation error.
 	Message string
-	// Decision is the document a case got; nil for a Rego test.
-	Decision map[string]any
+	// Decision is the decision a case got; nil for a Rego test.
+	Decision *hcprego.Decision
 	// Steps walk the chain for a failing case, as `eval --explain` does;
 	// nil unless the run was asked to explain (Options.Explain).
 	Steps []explain.Step
@@ -82,8 +83,8 @@ func (r *Result) Details() []string {
 // the decision has none. Values are JSON text, so that no character of an
 // input reaches a terminal unescaped.
 func (r *Result) Why() string {
-	why := "code " + compact(r.Decision["code"])
-	if e, ok := r.Decision["error"]; ok {
+	why := "code " + compact(r.Decision.Code)
+	if e := r.Decision.Error; e != "" {
 		why += ", error " + compact(e)
 	}
 	return why

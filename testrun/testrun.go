@@ -205,13 +205,13 @@ func (r *run) runCases(ctx context.Context) ([]*Result, error) {
 			if err != nil {
 				res.Status, res.Message = Fail, err.Error()
 			} else {
-				res.Decision = decided.Decision
-				if res.Diffs = Diff(c.Want, decided.Decision); len(res.Diffs) > 0 {
+				res.Decision = &decided.Decision
+				if res.Diffs = Diff(c.Want, decided.Decision.Doc); len(res.Diffs) > 0 {
 					res.Status = Fail
 				}
 			}
 			if r.explain && res.Status == Fail && res.Decision != nil {
-				res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, res.Decision, explain.InputProblems(c.File, c.input))
+				res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, *res.Decision, explain.InputProblems(c.File, c.input))
 			}
 			results = append(results, res)
 		}

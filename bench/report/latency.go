@@ -139,7 +139,7 @@ func checkDecisions(ctx context.Context, base oparego.PreparedEvalQuery, ev *hcp
 	if err != nil {
 		return err
 	}
-	if got := res.Decision["code"]; got != want {
+	if got := res.Decision.Code; got != want {
 		return fmt.Errorf("the embedded evaluator decides %v, want %s", got, want)
 	}
 	if got := ref.Decide(doc, reference.Ext{})["code"]; got != want {

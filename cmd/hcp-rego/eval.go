@@ -103,7 +103,7 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	if err := printDecision(s.out, o.format, res.Decision, steps); err != nil {
 		return err
 	}
-	if o.failOnDeny && res.Decision["allow"] != true {
+	if o.failOnDeny && !res.Decision.Allow {
 		return findings()
 	}
 	return nil
@@ -174,11 +174,11 @@ func readInput(stdin io.Reader, path string) (decisionInput, error) {
 }
 
 // printDecision writes the decision (and the steps, with --explain).
-func printDecision(w io.Writer, format string, d map[string]any, steps []explain.Step) error {
+func printDecision(w io.Writer, format string, d hcprego.Decision, steps []explain.Step) error {
 	if format == "json" {
-		doc := any(d)
+		doc := any(d.Doc)
 		if steps != nil {
-			doc = map[string]any{"decision": d, "steps": steps}
+			doc = map[string]any{"decision": d.Doc, "steps": steps}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/explain"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 // fullWriter fails every write, as standard output on a full disk does.
@@ -92,7 +93,7 @@ func TestColourThroughOutputWriter(t *testing.T) {
 // --explain's steps quote a line that holds a character that does not
 // print, such as a runtime reason built from the input.
 func TestPrettyStepsQuoteControlCharacters(t *testing.T) {
-	got := explain.Pretty(map[string]any{"code": "runtime_denied"}, []explain.Step{{Status: "STOP", Name: "runtime", Detail: []string{"blocked x\x1b[2J"}}})
+	got := explain.Pretty(hcprego.DecisionOf(map[string]any{"code": "runtime_denied"}), []explain.Step{{Status: "STOP", Name: "runtime", Detail: []string{"blocked x\x1b[2J"}}})
 	if want := "runtime_denied\n\nSTOP  runtime     \"blocked x\\x1b[2J\"\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

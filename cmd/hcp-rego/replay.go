@@ -149,7 +149,7 @@ func decideWith(ev *hcprego.Evaluator) replay.Decide {
 		if err != nil {
 			return nil, err
 		}
-		return res.Decision, nil
+		return res.Decision.Doc, nil
 	}
 }
 
