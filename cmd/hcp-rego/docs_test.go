@@ -260,3 +260,52 @@ func TestDocExampleParsing(t *testing.T) {
 		t.Error("matchDocOutput: ... must stand for any lines, and only it")
 	}
 }
+
+// docsWithoutRuns are the pages none of whose commands a test can run,
+// and why.
+var docsWithoutRuns = map[string]string{
+	"performance.md": "make bench takes minutes, in a clone of the repository",
+}
+
+// docLinkRE finds a Markdown link to a local page: [text](path#anchor).
+var docLinkRE = regexp.MustCompile(`\]\(([^)#:]+\.md)(#[^)]*)?\)`)
+
+// TestDocPages holds docs/ to its shape: each page opens with a title and
+// then the task it serves ("**Task: ...**"), runs at least one command
+// (unless docsWithoutRuns says why not), points at no file outside the
+// repository (a reader has no ../shared/), and every page the README and
+// the pages link to exists.
+func TestDocPages(t *testing.T) {
+	for _, file := range docFiles(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		name := filepath.Base(file)
+		if strings.Contains(text, "../shared") || strings.Contains(text, "SPEC.md") {
+			t.Errorf("%s: points at ../shared, which a reader of the repository does not have", file)
+		}
+		for _, m := range docLinkRE.FindAllStringSubmatch(text, -1) {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(file), m[1])); err != nil {
+				t.Errorf("%s: link to %s: %v", file, m[1], err)
+			}
+		}
+		if file == "../../README.md" {
+			continue
+		}
+		title, rest, _ := strings.Cut(text, "\n\n")
+		if !strings.HasPrefix(title, "# ") || !strings.HasPrefix(rest, "**Task: ") {
+			t.Errorf("%s: does not open with a title and then \"**Task: ...**\"", file)
+		}
+		runs := 0
+		for _, b := range readDocBlocks(t, file) {
+			if !b.skipped {
+				runs += len(b.examples)
+			}
+		}
+		if _, ok := docsWithoutRuns[name]; ok != (runs == 0) {
+			t.Errorf("%s: %d commands run; docsWithoutRuns lists it: %v", file, runs, ok)
+		}
+	}
+}
