@@ -5,24 +5,24 @@ import (
 	"testing"
 )
 
-// readmeFleetConfig is the OPA configuration of the README's "Rolling out
-// to a fleet", the yaml block after its fleet-config marker, as written.
+// readmeFleetConfig is the OPA configuration of docs/fleet.md (the
+// README's "Rolling out to a fleet" before the docs moved), the yaml block after its fleet-config marker, as written.
 func readmeFleetConfig(t *testing.T) string {
 	t.Helper()
-	readme := string(readFile(t, "../README.md"))
+	readme := string(readFile(t, "../docs/fleet.md"))
 	_, after, ok := strings.Cut(readme, "<!-- fleet-config:")
 	if ok {
 		_, after, ok = strings.Cut(after, "```yaml\n")
 	}
 	block, _, closed := strings.Cut(after, "```\n")
 	if !ok || !closed {
-		t.Fatal("README.md: no yaml block after the fleet-config marker")
+		t.Fatal("docs/fleet.md: no yaml block after the fleet-config marker")
 	}
 	return block
 }
 
-// TestReadmeFleetConfig runs the README's rollout: build a signed
-// revision, push it, start a sidecar with the README's configuration as
+// TestReadmeFleetConfig runs docs/fleet.md's rollout: build a signed
+// revision, push it, start a sidecar with the page's configuration as
 // it is (the registry's address from the environment, the key with
 // --set-file), and status --want-revision --wait, which must see the
 // revision through the status plugin the configuration turns on.

@@ -3,7 +3,7 @@ package reference
 import "testing"
 
 // TestGPARSError checks the GPARS error object for every code (SPEC §3.6,
-// README item 10).
+// docs/decisions.md item 10).
 func TestGPARSError(t *testing.T) {
 	e := ledgerFixture([2]string{"member.json", memberGrants}).evaluator(t)
 	const who = `"principal": { "id": "bob", "roles": ["member"] }, "pack_id": "ledger"`

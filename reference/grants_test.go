@@ -55,7 +55,7 @@ func grantCall(id, p, key string, stimulus bool) string {
 }
 
 // TestGrants checks who holds which capability and which grant gave it
-// (SPEC §2.3, §3.3; README items 3 and 4).
+// (SPEC §2.3, §3.3; docs/decisions.md items 3 and 4).
 func TestGrants(t *testing.T) {
 	f := fixture{
 		packs: map[string][2]string{

@@ -3,7 +3,7 @@ package reference
 import "testing"
 
 // TestLand decides a call of each land with its fact present, absent and
-// wrong (SPEC §3.5, README item 5).
+// wrong (SPEC §3.5, docs/decisions.md item 5).
 func TestLand(t *testing.T) {
 	e := ledgerFixture([2]string{"member.json", memberGrants}).evaluator(t)
 	const who = `"principal": { "id": "bob", "roles": ["member"], "projects": ["p-1", "p-2"] }, "pack_id": "ledger"`
@@ -53,7 +53,7 @@ func TestLand(t *testing.T) {
 	}
 }
 
-// TestCleanPath holds the path rules of README item 5.
+// TestCleanPath holds the path rules of docs/decisions.md item 5.
 func TestCleanPath(t *testing.T) {
 	tests := []struct {
 		path  string
@@ -85,7 +85,7 @@ func TestCleanPath(t *testing.T) {
 	}
 }
 
-// TestBelow holds the "root or below" rule of README item 5.
+// TestBelow holds the "root or below" rule of docs/decisions.md item 5.
 func TestBelow(t *testing.T) {
 	tests := []struct {
 		path, root string

@@ -24,7 +24,7 @@ func readGarbage(t testing.TB) garbagetest.Corpus {
 }
 
 // wantInvalid is the whole decision document for a malformed input (SPEC
-// §3.6, README "Decision semantics" item 2): nothing of the call, the row
+// §3.6, docs/decisions.md item 2): nothing of the call, the row
 // or the grants.
 var wantInvalid = map[string]any{"allow": false, "code": "invalid_input", "error": "invalid input", "reasons": []any{}}
 

@@ -12,7 +12,7 @@ import (
 )
 
 // Removing a grant never widens a decision, with one exception (SPEC §2.3,
-// README "Fewer grants, more access"): default grants hold only for a
+// docs/reliability.md "Fewer grants, more access"): default grants hold only for a
 // principal to whom no principal:/role: grant applies, so removing the
 // last such grant that applied to a principal hands it the default grants,
 // which may give what it did not hold before.
