@@ -8,7 +8,7 @@ import (
 // Seed 004 asks that what is written be compared with what the harness
 // does when the adapter is delivered. The names are written as each
 // harness registers them (names.go); the notes here carry the rest of what
-// that comparison found (README "Matrix and harness export"): values whose
+// that comparison found (docs/matrix.md): values whose
 // effect the harness leaves to something outside the file.
 
 // codexAutoNote notes that approval_mode "auto" leaves the prompt to the

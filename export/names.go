@@ -12,8 +12,7 @@ import (
 // Code as mcp__<S>__<T>, OpenCode as <S>_<T> (packages/opencode/src/mcp,
 // `name.replace(/[^a-zA-Z0-9_-]/g, "_")` on each part). Two tools of one
 // server that get one name, or a name the model APIs do not take, cannot be
-// told apart or offered by that name: neither is written (README "Matrix and
-// harness export").
+// told apart or offered by that name: neither is written (docs/matrix.md).
 
 // unregistered is a character that Claude Code and OpenCode turn into "_" in
 // a server or tool name.

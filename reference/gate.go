@@ -2,7 +2,7 @@ package reference
 
 import "github.com/hcp-rego/hcp-rego/compile"
 
-// effectiveGate is the confirm gate a call meets (README item 7): the
+// effectiveGate is the confirm gate a call meets (docs/decisions.md item 7): the
 // row's own gate when it has one; otherwise a true gate when a runtime
 // confirm rule fires, which byRuntime reports; otherwise none. A runtime
 // rule never lowers "always".

@@ -39,7 +39,7 @@ type fact struct {
 	given bool
 }
 
-// readCall checks input against the input schema (SPEC §3.1, README item 1)
+// readCall checks input against the input schema (SPEC §3.1, docs/decisions.md item 1)
 // and reads it. It reports false for an input that is not well formed.
 func readCall(input any, wellFormed *schema.Schema) (*call, bool) {
 	doc, ok := input.(map[string]any)

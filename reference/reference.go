@@ -1,5 +1,5 @@
 // Package reference is the independent Go reading of SPEC §3 (the decision)
-// together with the README's "Decision semantics where SPEC is silent".
+// together with docs/decisions.md.
 //
 // It is written from the text alone and shares no code with the Rego
 // decision library, so that differential tests can hold the two to the same
@@ -146,7 +146,7 @@ func withCall(doc map[string]any, c *call) map[string]any {
 
 // withRow adds the judged row's fields and the provenance of the row and,
 // when the chain passed the capability step, of the first grant that gives
-// it (README items 2 and 3).
+// it (docs/decisions.md items 2 and 3).
 func withRow(doc map[string]any, row *compile.Row, grant *compile.Grant) map[string]any {
 	doc["operation"] = row.Operation
 	doc["land"] = row.Land
