@@ -34,11 +34,11 @@ file:line:col: message. A PACK_DIR is a pack folder or a folder of packs
 }
 
 func runLint(s streams, o lintOptions) error {
-	m, err := compile.Open(o.packs, o.grants)
-	if err != nil {
-		return badInput(compile.LintLoaded(m, err))
+	m := compile.Open(o.packs, o.grants)
+	if m.Err() != nil {
+		return badInput(m.Problems())
 	}
-	if err := compile.Lint(m); err != nil {
+	if err := m.Lint(); err != nil {
 		fmt.Fprintln(s.out, err)
 		return findings()
 	}
