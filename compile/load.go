@@ -25,7 +25,7 @@ func Load(packDirs, grantFiles []string) *Sources {
 	m := &Sources{contents: contents{GrantDigests: map[string]string{}, byID: map[string]*Pack{}}}
 	var errs source.Errors
 	packs := inParallel(packDirs, func(dir string) loaded[*Pack] {
-		p, err := LoadPack(dir)
+		p, err := loadPack(dir)
 		return loaded[*Pack]{p, "", err}
 	})
 	for i, r := range packs {
