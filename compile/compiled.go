@@ -20,15 +20,16 @@ import (
 // the runtime's own bundle (SPEC §4.1).
 var Roots = []string{"hcp/authz", "hcp/packs", "hcp/grants"}
 
-// Compile returns everything the model compiles to, as the OPA bundle
-// that holds it (SPEC §4.3): the decision library and one generated module
-// a pack, sorted by path; the grant tables as data at hcp.grants; and a
-// manifest with the revision, the roots and, in metadata.hcp, each pack
-// and the sha256 of each source file. An empty revision means a digest of
-// the content, so the same inputs give the same revision. The modules are
-// left unparsed: writing a bundle needs only their bytes, and an evaluator
-// parses them (rego.ParseModules). Package bundles packs, signs and writes
-// it; the embedded evaluator decides with it as it is.
+// Compile returns everything the checked model compiles to (only
+// Sources.Check makes one), as the OPA bundle that holds it (SPEC §4.3):
+// the decision library and one generated module a pack, sorted by path;
+// the grant tables as data at hcp.grants; and a manifest with the
+// revision, the roots and, in metadata.hcp, each pack and the sha256 of
+// each source file. An empty revision means a digest of the content, so
+// the same inputs give the same revision. The modules are left unparsed:
+// writing a bundle needs only their bytes, and an evaluator parses them
+// (rego.ParseModules). Package bundles packs, signs and writes it; the
+// embedded evaluator decides with it as it is.
 func Compile(m *Model, revision string) (*bundle.Bundle, error) {
 	mods, err := Modules(m)
 	if err != nil {

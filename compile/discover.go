@@ -171,7 +171,7 @@ type Found struct {
 	CaseFiles  []string
 	RegoTests  []string
 	// Incomplete is set when a PATH or a folder below it could not be
-	// walked, so that packs may be missing (see Model.MarkPacksMissing).
+	// walked, so that packs may be missing (see Sources.MarkPacksMissing).
 	// A broken file is not a folder left unwalked.
 	Incomplete bool
 

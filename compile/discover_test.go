@@ -65,8 +65,8 @@ func TestOpenReadsAGrantFileOnce(t *testing.T) {
 		"grants.json":        `{"grants": [{"subject": "role:buyer", "pack_id": "shop", "capabilities": ["verb.exec.read"]}]}`,
 	})
 	t.Chdir(dir)
-	m, err := Open([]string{"./shop"}, []string{"./grants.json", "grants.json"})
-	if err != nil {
+	m := Open([]string{"./shop"}, []string{"./grants.json", "grants.json"})
+	if err := m.Err(); err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Grants) != 1 {

@@ -94,7 +94,7 @@ func agree(t *testing.T, m *compile.Model) {
 	if err != nil {
 		t.Fatalf("the bundle of a model that lints clean does not prepare: %v", err)
 	}
-	ref := reference.New(m)
+	ref := reference.New(m.Packs, m.Grants)
 	callers := []map[string]any{{"id": "fuzz-caller"}}
 	for _, g := range m.Grants[:min(len(m.Grants), 8)] {
 		callers = append(callers, callerOf(g))

@@ -76,13 +76,14 @@ func FuzzGrants(f *testing.F) {
 		path := filepath.ToSlash(filepath.Join(dir, "grants.json"))
 		write(t, path, grants)
 		packs := []string{"../testdata/packs/ledger", "../testdata/packs/mail", "../testdata/packs/workspace", "../testdata/seed004/hub"}
-		m, err := compile.Load(packs, []string{path})
-		if err != nil {
+		s := compile.Load(packs, []string{path})
+		if err := s.Err(); err != nil {
 			checkErrors(t, err, map[string][]byte{path: grants})
 			return
 		}
-		checkGrants(t, m, path, grants)
-		if err := compile.Lint(m); err != nil {
+		checkGrants(t, s.Grants, path, grants)
+		m, err := s.Check()
+		if err != nil {
 			checkErrors(t, err, map[string][]byte{path: grants})
 			return
 		}
@@ -100,14 +101,14 @@ func checkPack(t *testing.T, manifest, policy []byte) {
 	for path, data := range files {
 		write(t, path, data)
 	}
-	m, err := compile.Load([]string{dir}, nil)
-	if err != nil {
+	s := compile.Load([]string{dir}, nil)
+	if err := s.Err(); err != nil {
 		checkErrors(t, err, files)
 		return
 	}
-	p := m.Packs[0]
+	p := s.Packs[0]
 	checkRows(t, p, files)
-	if err := compile.Lint(m); err != nil {
+	if err := s.Lint(); err != nil {
 		checkErrors(t, err, files)
 		return
 	}
@@ -116,7 +117,8 @@ func checkPack(t *testing.T, manifest, policy []byte) {
 		"subject": "default", "pack_id": p.ID,
 		"capabilities": []string{compile.CapRead, compile.CapWrite, compile.CapConnect, compile.CapSense},
 	}}}))
-	if m, err = compile.Checked([]string{dir}, []string{grants}); err != nil {
+	m, err := compile.Checked([]string{dir}, []string{grants})
+	if err != nil {
 		t.Fatalf("a pack that lints clean fails with a default grant on it: %v", err)
 	}
 	agree(t, m)
@@ -196,11 +198,11 @@ func checkRows(t *testing.T, p *compile.Pack, files map[string][]byte) {
 var subject = regexp.MustCompile(`^(principal:.+|role:.+|default)$`)
 
 // checkGrants holds loaded grants to what the schema promises.
-func checkGrants(t *testing.T, m *compile.Model, path string, data []byte) {
+func checkGrants(t *testing.T, grants []*compile.Grant, path string, data []byte) {
 	t.Helper()
 	lines := len(treetest.Lines(string(data)))
 	caps := []string{compile.CapRead, compile.CapWrite, compile.CapConnect, compile.CapSense}
-	for i, g := range m.Grants {
+	for i, g := range grants {
 		switch {
 		case g.File != path || g.N != i+1 || g.Index != i:
 			t.Fatalf("grant %d: file %s, N %d, index %d", i, g.File, g.N, g.Index)

@@ -129,11 +129,11 @@ func oddPackModule(t *testing.T) compile.Module {
 		"import": {"operation": "write", "privacy": {"land": "local"}, "confirm": "always"},
 		"package": {"operation": "read", "privacy": {"land": "brain"}}},
 		"stimuli": {"else": {"operation": "read", "privacy": {"land": "personal"}}}}`)
-	p, err := compile.LoadPack(dir)
+	m, err := compile.Load([]string{dir}, nil).Check()
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, err := compile.PackModule(p)
+	mod, err := compile.PackModule(m.Packs[0])
 	if err != nil {
 		t.Fatal(err)
 	}

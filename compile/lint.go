@@ -7,21 +7,26 @@ import (
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
-// Lint checks every pack for the coverage and consistency rules of SPEC
-// §2.2 and every grant for the checks of §2.3. It returns every finding,
-// sorted, each at the key or value to change; nil when there is none. On
-// the partial model of a failed Load it checks the packs that grants name
-// only when every pack was read (see MarkPacksMissing).
-func Lint(m *Model) error {
+// Lint checks every pack read for the coverage and consistency rules of
+// SPEC §2.2 and every grant read for the checks of §2.3, but the inert
+// ones (see Inert). It returns every finding, sorted, each at the key or
+// value to change; nil when there is none. Problems reading the files are
+// Err's, not Lint's. It checks the packs that grants name only when no
+// pack is missing (see MarkPacksMissing). After Check, which found the
+// sources clean, it finds nothing.
+func (s *Sources) Lint() error {
+	if s.checked != nil {
+		return nil
+	}
 	var errs source.Errors
-	for _, p := range slices.Concat(m.Packs, m.dropped) {
+	for _, p := range slices.Concat(s.Packs, s.dropped) {
 		p.lintCoverage(&errs)
 		p.lintRows(&errs)
 	}
-	for _, g := range m.Grants {
+	for _, g := range s.linted() {
 		g.lintScope(&errs)
-		if !m.packsMissing {
-			g.lintTarget(m, &errs)
+		if !s.packsMissing {
+			g.lintTarget(s, &errs)
 		}
 	}
 	return errs.Err()
@@ -89,8 +94,8 @@ func takesConfirm(cli []string) bool {
 
 // lintTarget checks that a grant names a pack, verb or trigger that
 // exists.
-func (g *Grant) lintTarget(m *Model, errs *source.Errors) {
-	p := m.Pack(g.PackID)
+func (g *Grant) lintTarget(s *Sources, errs *source.Errors) {
+	p := s.Pack(g.PackID)
 	switch {
 	case p == nil:
 		errs.Add(g.File, g.node.Field("pack_id").Pos, "grant %d: pack %q not in the compiled packs", g.N, g.PackID)

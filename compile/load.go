@@ -11,23 +11,21 @@ import (
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
-// Load reads every pack and grant file, each once, and returns the model
-// or every problem found in any of them, sorted. It does not lint. Files are read
-// and validated in parallel; the model does not depend on the order they
-// finish in.
+// Load reads every pack and grant file, each once, and returns what it
+// read, with every problem found in any of them (Sources.Err). It does not
+// lint: Sources.Check does. Files are read and validated in parallel; the
+// sources do not depend on the order they finish in.
 //
-// When a file is bad, the model Load returns beside the error holds the
-// files that could be read, so that a caller can still lint them and
-// report every problem of the run at once (SPEC §2.2). Such a model is for
-// Lint only: it must not be compiled.
-func Load(packDirs, grantFiles []string) (*Model, error) {
+// When a file is bad, the sources hold the files that could be read, so
+// that Check still reports every problem of the run at once (SPEC §2.2).
+func Load(packDirs, grantFiles []string) *Sources {
 	// A folder or file named twice (two spellings, a link) is read once,
 	// in the spelling first given.
 	packDirs, grantFiles = onceEach(slices.Clone(packDirs)), onceEach(slices.Clone(grantFiles))
-	m := &Model{GrantDigests: map[string]string{}, byID: map[string]*Pack{}}
+	m := &Sources{contents: contents{GrantDigests: map[string]string{}, byID: map[string]*Pack{}}}
 	var errs source.Errors
 	packs := inParallel(packDirs, func(dir string) loaded[*Pack] {
-		p, err := LoadPack(dir)
+		p, err := loadPack(dir)
 		return loaded[*Pack]{p, "", err}
 	})
 	for i, r := range packs {
@@ -64,7 +62,8 @@ func Load(packDirs, grantFiles []string) (*Model, error) {
 		m.GrantDigests[file] = r.sum
 	}
 	slices.SortFunc(m.Packs, func(a, b *Pack) int { return strings.Compare(a.ID, b.ID) })
-	return m, errs.Err()
+	m.err = errs.Err()
+	return m
 }
 
 // loaded is what reading one file gave.
@@ -90,68 +89,25 @@ func inParallel[T any](items []string, load func(string) loaded[T]) []loaded[T] 
 	return out
 }
 
-// Open resolves PACK_DIR arguments (see PackDirs) and loads the model
+// Open resolves PACK_DIR arguments (see PackDirs) and loads the sources
 // with each grant file once, however often it is given. Grant file paths
 // are tidied as pack folders are ("./g.json" is "g.json"), so that
 // source.grant and source.row spell paths alike and the bundle does not
 // depend on how a path was spelled.
 //
 // A PACK_DIR that cannot be resolved does not stop the others, nor the
-// grant files, from being read: the error names every problem, beside the
-// partial model that Load returns.
-func Open(packArgs, grantFiles []string) (*Model, error) {
+// grant files, from being read: Err names every problem, and the sources
+// are marked as missing packs.
+func Open(packArgs, grantFiles []string) *Sources {
 	dirs, dirErr := PackDirs(packArgs)
-	m, err := Load(dirs, tidied(slices.Clone(grantFiles)))
+	s := Load(dirs, tidied(slices.Clone(grantFiles)))
 	if dirErr == nil {
-		return m, err
+		return s
 	}
-	m.MarkPacksMissing()
+	s.MarkPacksMissing()
 	var errs source.Errors
 	errs.Merge("", dirErr)
-	errs.Merge("", err)
-	return m, errs.Err()
-}
-
-// Checked opens the model and lints it: for every command but lint, a lint
-// finding makes the input bad. When a file is bad, the findings in the
-// files that could be read are reported with it.
-func Checked(packArgs, grantFiles []string) (*Model, error) {
-	m, err := Open(packArgs, grantFiles)
-	if err := LintLoaded(m, err); err != nil {
-		return nil, err
-	}
-	m.dropTrees()
-	return m, nil
-}
-
-// LintLoaded is every problem of a Load or Open that returned m and err:
-// err, and what Lint finds in the files that could be read. It is nil only
-// when both are clean.
-func LintLoaded(m *Model, err error) error {
-	if m == nil {
-		return err
-	}
-	var errs source.Errors
-	errs.Merge("", err)
-	errs.Merge("", Lint(m))
-	return errs.Err()
-}
-
-// dropTrees lets go of the parsed files, which only lint reads (for the
-// positions it names): they are about half of what a large model holds, and
-// a build's garbage collector would otherwise mark them again and again.
-// A model without them cannot be linted.
-func (m *Model) dropTrees() {
-	for _, p := range m.Packs {
-		p.policy, p.manifest, p.commands, p.triggers = nil, nil, nil, nil
-		for _, r := range p.Verbs {
-			r.node = nil
-		}
-		for _, r := range p.Stimuli {
-			r.node = nil
-		}
-	}
-	for _, g := range m.Grants {
-		g.node = nil
-	}
+	errs.Merge("", s.err)
+	s.err = errs.Err()
+	return s
 }

@@ -1,6 +1,11 @@
 package compile
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
+)
 
 // TestCheckedDropsTrees checks that a checked model no longer holds the
 // parsed files, which only lint reads: a build carries half the heap
@@ -29,5 +34,79 @@ func TestCheckedDropsTrees(t *testing.T) {
 		if g.node != nil {
 			t.Errorf("grant %s still holds its node", g.Source())
 		}
+	}
+}
+
+// shopSources writes one pack of one command and a grant file with a grant
+// on another pack and one on a command the pack lacks, and reads them.
+func shopSources(t *testing.T) *Sources {
+	t.Helper()
+	dir := t.TempDir()
+	treetest.Write(t, dir, map[string]string{
+		"shop/manifest.json": `{"id": "shop", "commands": {"browse": {}}}`,
+		"shop/policy.json":   `{"surface_id": "shop", "verbs": {"browse": {"operation": "read", "privacy": {"land": "personal"}}}}`,
+		"grants.json": `{"grants": [
+  {"subject": "role:buyer", "pack_id": "mall", "capabilities": ["verb.exec.read"]},
+  {"subject": "role:buyer", "pack_id": "shop", "verb_key": "buy", "capabilities": ["verb.exec.read"]}
+]}`,
+	})
+	t.Chdir(dir)
+	s := Load([]string{"shop"}, []string{"grants.json"})
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestCheckLintsAllButInertGrants checks that Check holds every grant to
+// lint but those the run calls inert, which it still compiles.
+func TestCheckLintsAllButInertGrants(t *testing.T) {
+	s := shopSources(t)
+	if _, err := s.Check(); err == nil || !strings.Contains(err.Error(), `pack "mall" not in the compiled packs`) || !strings.Contains(err.Error(), `verb "buy" not in policy`) {
+		t.Fatalf("Check: %v, want both grants' findings", err)
+	}
+	s = shopSources(t)
+	s.Inert(func(g *Grant) bool { return s.Pack(g.PackID) == nil })
+	_, err := s.Check()
+	if err == nil || strings.Contains(err.Error(), "mall") || !strings.Contains(err.Error(), `grants.json:3:`) {
+		t.Fatalf("Check with grants on absent packs inert: %v, want the finding on the grant on shop alone", err)
+	}
+}
+
+// TestCheckRefusesMissingPacks checks that sources marked as missing packs
+// give no model, even when nothing in them is wrong: their grants could
+// not be checked against the packs.
+func TestCheckRefusesMissingPacks(t *testing.T) {
+	s := shopSources(t)
+	s.Inert(func(*Grant) bool { return true })
+	if _, err := s.Check(); err != nil {
+		t.Fatalf("clean sources: %v", err)
+	}
+	s = shopSources(t)
+	s.Inert(func(*Grant) bool { return true })
+	s.MarkPacksMissing()
+	if m, err := s.Check(); m != nil || err == nil {
+		t.Fatalf("sources missing packs: model %v, error %v; want no model", m, err)
+	}
+}
+
+// TestCheckSpendsTheSources checks that a second Check gives the same
+// model and that the checked model does not change with the sources.
+func TestCheckSpendsTheSources(t *testing.T) {
+	s := shopSources(t)
+	s.Inert(func(*Grant) bool { return true })
+	m, err := s.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.Check(); again != m || err != nil {
+		t.Fatalf("second Check: %p, %v; want %p", again, err, m)
+	}
+	if err := s.Lint(); err != nil {
+		t.Fatalf("Lint after Check: %v", err)
+	}
+	s.Grants[0] = nil
+	if m.Grants[0] == nil {
+		t.Fatal("the checked model changed with its sources")
 	}
 }

@@ -1,9 +1,11 @@
-// Package compile reads packs (manifest.json + policy.json) and grant sets,
-// validates them against the embedded JSON Schemas, lints them for the
-// coverage and consistency rules of SPEC §2.2 and §2.3, and compiles the
-// checked model into its whole output (Compile): the decision library, a
-// Rego module a pack and the grant lookup tables, as an OPA bundle that
-// package bundles packs and the embedded evaluator decides with.
+// Package compile reads packs (manifest.json + policy.json) and grant sets
+// and validates them against the embedded JSON Schemas (Load, Open: the
+// Sources), lints them for the coverage and consistency rules of SPEC §2.2
+// and §2.3 (Sources.Lint), checks them into a Model (Sources.Check), and
+// compiles that checked model, and nothing else, into its whole output
+// (Compile): the decision library, a Rego module a pack and the grant
+// lookup tables, as an OPA bundle that package bundles packs and the
+// embedded evaluator decides with.
 package compile
 
 import (
@@ -169,9 +171,10 @@ func (g *Grant) Source() string { return fmt.Sprintf("%s:%d", g.File, g.Line) }
 // grant's source: the tables then need no list of every grant's source.
 func (g *Grant) Position() int64 { return EncodePosition(g.FileIndex, g.Line) }
 
-// Model is everything one run compiles: packs sorted by id, and grants in
-// the order of the files given and of the grants within them.
-type Model struct {
+// contents is what a model holds: packs sorted by id, and grants in the
+// order of the files given and of the grants within them. Sources and
+// Model both hold it; only Sources.Check makes a Model of it.
+type contents struct {
 	Packs      []*Pack
 	Grants     []*Grant
 	GrantFiles []string
@@ -179,31 +182,28 @@ type Model struct {
 	GrantDigests map[string]string
 
 	byID map[string]*Pack
-	// packsMissing is set on the partial model of a failed Load when a
-	// pack could not be read: grants can then not be checked against the
-	// packs, since the one a grant names may be the one missing.
-	packsMissing bool
-	// dropped are the packs read but left out of the model because their
-	// id is another pack's: linted, never compiled.
-	dropped []*Pack
 }
 
-// MarkPacksMissing tells Lint that packs the run meant to read are not in
-// m (a folder discovery could not walk, a case file whose packs were not
-// read), so that grants are not checked against the packs m holds: the
-// pack a grant names may be one of those missing.
-func (m *Model) MarkPacksMissing() { m.packsMissing = true }
+// Model is everything one run compiles, checked: every file read, valid
+// and lint clean (SPEC §2.2, §2.3). Only Sources.Check returns one, and
+// only a Model can be compiled (Compile). It no longer holds the parsed
+// files, which only lint reads, and nothing changes it: its packs, rows
+// and grants are shared by everything that reads it.
+type Model struct {
+	contents
+}
 
 // Pack returns the pack with the given id, or nil.
-func (m *Model) Pack(id string) *Pack { return m.byID[id] }
+func (c *contents) Pack(id string) *Pack { return c.byID[id] }
 
-// Inputs are the paths m was read from: each pack's folder, manifest and
-// policy, and each grant file. A run's output must be none of them, nor
-// lie inside one of the folders (SPEC §5, bundles.CheckOutput).
-func (m *Model) Inputs() []string {
+// Inputs are the paths the model was read from: each pack's folder,
+// manifest and policy, and each grant file. A run's output must be none
+// of them, nor lie inside one of the folders (SPEC §5,
+// bundles.CheckOutput).
+func (c *contents) Inputs() []string {
 	var paths []string
-	for _, p := range m.Packs {
+	for _, p := range c.Packs {
 		paths = append(paths, p.Dir, p.ManifestFile, p.PolicyFile)
 	}
-	return append(paths, m.GrantFiles...)
+	return append(paths, c.GrantFiles...)
 }

@@ -27,11 +27,11 @@ func readChecked(path, schemaName string) (*source.Node, string, error) {
 	return root, hex.EncodeToString(sum[:]), nil
 }
 
-// LoadPack reads and validates the pack in dir. It reports every problem
+// loadPack reads and validates the pack in dir. It reports every problem
 // of both files, not just the first. A manifest that repeats a trigger is
 // an error, but the pack is returned with it, so that Load's caller can
 // still lint the rest of the pack (see Load).
-func LoadPack(dir string) (*Pack, error) {
+func loadPack(dir string) (*Pack, error) {
 	p := &Pack{
 		Dir:          filepath.ToSlash(dir),
 		PolicyFile:   filepath.ToSlash(filepath.Join(dir, "policy.json")),

@@ -128,7 +128,8 @@ func newDeciders(t *testing.T, tarball string) deciders {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return deciders{embedded: ev, reference: reference.New(exampleModel(t, acme, defaults))}
+	m := exampleModel(t, acme, defaults)
+	return deciders{embedded: ev, reference: reference.New(m.Packs, m.Grants)}
 }
 
 // checkCorpus asks s for every call of the corpus and compares its answer

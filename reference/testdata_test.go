@@ -11,11 +11,11 @@ import (
 func TestExamplePacks(t *testing.T) {
 	m, err := compile.Load(
 		[]string{"../testdata/packs/ledger", "../testdata/packs/mail", "../testdata/packs/workspace"},
-		[]string{"../testdata/grants/acme.json", "../testdata/grants/defaults.json"})
+		[]string{"../testdata/grants/acme.json", "../testdata/grants/defaults.json"}).Check()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := New(m)
+	e := New(m.Packs, m.Grants)
 	tests := []struct {
 		name, input, want string
 	}{{

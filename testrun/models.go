@@ -25,15 +25,22 @@ func newEvaluators() *evaluators {
 }
 
 // bundle returns the bundle compiled from packs and grants (in order:
-// grant order decides provenance). The run has already linted every file
-// together, so this model is not linted again: a grant on a pack outside
-// this set is inert here, not a finding.
+// grant order decides provenance), checked as every compiled model is.
+//
+// The run has already linted every file here together with all the
+// others, and stops before building any bundle when it found a problem, so
+// this check reports nothing twice: it finds what the run found, nothing.
+// One difference is by design: a grant on a pack outside this set is
+// inert here, not a finding, since the run checked it against all the
+// packs, and a case file may test one pack of a shared grant set.
 func (e *evaluators) bundle(packs, grants []string) (*bundle.Bundle, error) {
 	key := bundleKey(packs, grants)
 	if b, ok := e.bundles[key]; ok {
 		return b, nil
 	}
-	m, err := compile.Load(packs, grants)
+	sources := compile.Load(packs, grants)
+	sources.Inert(func(g *compile.Grant) bool { return sources.Pack(g.PackID) == nil })
+	m, err := sources.Check()
 	if err != nil {
 		return nil, err
 	}

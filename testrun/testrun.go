@@ -122,13 +122,17 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 	errs.Merge("", err)
 	r.regoTests = tests
 	packs, grants := r.allInputs()
-	r.model, err = compile.Load(packs, grants)
+	sources := compile.Load(packs, grants)
 	if packsMissing {
-		r.model.MarkPacksMissing()
+		sources.MarkPacksMissing()
 	}
-	errs.Merge("", compile.LintLoaded(r.lintView(), err))
+	sources.Inert(inertInRun(sources, found))
 	if len(errs) > 0 {
+		errs.Merge("", sources.Problems())
 		return nil, errs.Err()
+	}
+	if r.model, err = sources.Check(); err != nil {
+		return nil, err
 	}
 	b, err := r.evals.bundle(found.Packs, found.GrantFiles)
 	if err != nil {
@@ -157,25 +161,20 @@ func (r *run) allInputs() (packs, grants []string) {
 	return packs, grants
 }
 
-// lintView is the model as lint sees it. A grant file that only a case
-// file names may hold grants on packs this run does not load (the case
-// file tests one pack of a repository's shared grant set): those grants
-// are inert here, not findings. Every grant of a file that the run found,
-// and every grant on a loaded pack, is linted in full, so a mistyped
-// pack_id in the tested tree is still a finding.
-func (r *run) lintView() *compile.Model {
-	found := map[string]bool{}
-	for _, f := range r.found.GrantFiles {
-		found[filepath.ToSlash(f)] = true
+// inertInRun says which grants the run does not lint. A grant file that
+// only a case file names may hold grants on packs this run does not load
+// (the case file tests one pack of a repository's shared grant set): those
+// grants are inert here, not findings. Every grant of a file that the run
+// found, and every grant on a loaded pack, is linted in full, so a
+// mistyped pack_id in the tested tree is still a finding.
+func inertInRun(sources *compile.Sources, found *compile.Found) func(*compile.Grant) bool {
+	foundFiles := map[string]bool{}
+	for _, f := range found.GrantFiles {
+		foundFiles[filepath.ToSlash(f)] = true
 	}
-	view := *r.model
-	view.Grants = nil
-	for _, g := range r.model.Grants {
-		if found[g.File] || r.model.Pack(g.PackID) != nil {
-			view.Grants = append(view.Grants, g)
-		}
+	return func(g *compile.Grant) bool {
+		return !foundFiles[g.File] && sources.Pack(g.PackID) == nil
 	}
-	return &view
 }
 
 // inputsOf is the packs and grant files a case file's cases run against.

@@ -34,18 +34,18 @@ file:line:col: message. A PACK_DIR is a pack folder or a folder of packs
 }
 
 func runLint(s streams, o lintOptions) error {
-	m, err := compile.Open(o.packs, o.grants)
-	if err != nil {
-		return badInput(compile.LintLoaded(m, err))
+	sources := compile.Open(o.packs, o.grants)
+	if sources.Err() != nil {
+		return badInput(sources.Problems())
 	}
-	if err := compile.Lint(m); err != nil {
+	if err := sources.Lint(); err != nil {
 		fmt.Fprintln(s.out, err)
 		return findings()
 	}
 	rows := 0
-	for _, p := range m.Packs {
+	for _, p := range sources.Packs {
 		rows += len(p.Verbs) + len(p.Stimuli)
 	}
-	fmt.Fprintf(s.out, "ok: %d packs (%d rows), %d grant files (%d grants)\n", len(m.Packs), rows, len(m.GrantFiles), len(m.Grants))
+	fmt.Fprintf(s.out, "ok: %d packs (%d rows), %d grant files (%d grants)\n", len(sources.Packs), rows, len(sources.GrantFiles), len(sources.Grants))
 	return nil
 }

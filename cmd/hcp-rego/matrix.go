@@ -233,12 +233,17 @@ func loadTree(dir string) (*compile.Model, error) {
 	var errs source.Errors
 	found, err := compile.Discover([]string{dir})
 	errs.Merge(dir, err)
-	m, err := compile.Load(found.Packs, found.GrantFiles)
+	sources := compile.Load(found.Packs, found.GrantFiles)
 	if found.Incomplete {
-		m.MarkPacksMissing() // the folder discovery could not walk may hold them
+		sources.MarkPacksMissing() // the folder discovery could not walk may hold them
 	}
-	errs.Merge(dir, compile.LintLoaded(m, err))
 	if len(errs) > 0 {
+		errs.Merge(dir, sources.Problems())
+		return nil, errs.Err()
+	}
+	m, err := sources.Check()
+	if err != nil {
+		errs.Merge(dir, err)
 		return nil, errs.Err()
 	}
 	return m, nil
