@@ -31,11 +31,11 @@ var Roots = []string{"hcp/authz", "hcp/packs", "hcp/grants"}
 // (rego.ParseModules). Package bundles packs, signs and writes it; the
 // embedded evaluator decides with it as it is.
 func Compile(m *Model, revision string) (*bundle.Bundle, error) {
-	mods, err := Modules(m)
+	mods, err := modules(m)
 	if err != nil {
 		return nil, err
 	}
-	tables := GrantTables(m)
+	tables := grantTables(m)
 	if revision == "" {
 		if revision, err = digest(m, mods, tables); err != nil {
 			return nil, err
@@ -51,10 +51,10 @@ func Compile(m *Model, revision string) (*bundle.Bundle, error) {
 	return b, nil
 }
 
-// Modules returns every module of m's bundle, sorted by path: the
+// modules returns every module of m's bundle, sorted by path: the
 // decision library and one generated module a pack, generated on all
 // CPUs.
-func Modules(m *Model) ([]Module, error) {
+func modules(m *Model) ([]Module, error) {
 	packs := make([]Module, len(m.Packs))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))

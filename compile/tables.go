@@ -2,7 +2,7 @@ package compile
 
 import "slices"
 
-// GrantTables builds data.hcp.grants, the lookup tables the decision
+// grantTables builds data.hcp.grants, the lookup tables the decision
 // library reads (rego/library/grants.rego), so that a decision costs the same for
 // 1 grant or 100,000:
 //
@@ -21,7 +21,7 @@ import "slices"
 // without a tenant. The first grant for a call is the smallest position its
 // subjects' scopes give. Keys are
 // short because the tables are most of a large bundle.
-func GrantTables(m *Model) map[string]any {
+func grantTables(m *Model) map[string]any {
 	principal, role, deflt := groups{}, groups{}, map[string][]*Grant{}
 	applies := map[string]map[string]map[string]any{"principal": {}, "role": {}}
 	files := make([]any, len(m.GrantFiles))
