@@ -63,3 +63,26 @@ func TestEvalLongNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalManyRulesOneLongArgument pins a half-megabyte argument in each of 300
+// allow rules to a value it does not have: the argument is written and
+// split once a decision, not once a rule, so the run allocates what one
+// reading of the input costs (the bound runInProcess holds it to) where it
+// once allocated the megabyte again for every rule.
+func TestEvalManyRulesOneLongArgument(t *testing.T) {
+	dir, _ := fixture(t, nil)
+	input := filepath.Join(dir, "call.json")
+	rules := make([]string, 300)
+	for i := range rules {
+		rules[i] = fmt.Sprintf(`{"pack_id": "ledger", "verb_key": "transfer", "args": {"amount": ["%d"]}}`, i)
+	}
+	text := fmt.Sprintf(`{"principal": {"id": "bob", "roles": ["member"]}, "pack_id": "ledger", "verb_key": "transfer", "owner": "bob",
+		"args": {"amount": ["%s"]}, "access": {"allow": [%s]}}`, strings.Repeat("7", 1<<19), strings.Join(rules, ", "))
+	if err := os.WriteFile(input, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := runInProcess(t, len(text), "eval", filepath.Join(dir, "pack"), "--grants", filepath.Join(dir, "grants.json"), "--input", input)
+	if o.code != exitOK || !strings.Contains(o.stdout, `"code": "confirm_required"`) {
+		t.Errorf("eval: exit %d, %.300s\n%s", o.code, o.stdout, o.stderr)
+	}
+}

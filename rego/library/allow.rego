@@ -41,33 +41,38 @@ _allow_rule_matches(i) if {
 	}
 }
 
-_named_by(i, name) if name in object.keys(input.access.allow[i].args)
+# _named_by holds when rule i pins or limits argument name: a lookup, so
+# that a call of many arguments against many rules costs their sum.
+_named_by(i, name) if _ = input.access.allow[i].args[name]
 
-_named_by(i, name) if name in object.keys(input.access.allow[i].limits)
+_named_by(i, name) if _ = input.access.allow[i].limits[name]
 
 # _pin_holds holds when the call carries pinned argument name of rule i
-# with an equal value (_same_json).
+# with an equal value: JSON texts (as json.marshal writes them, keys
+# sorted) that are the same, or hold the same tokens but that numbers of
+# at most 64 characters are equal by value (_number). The tokens are
+# strings, numbers, and the runs of anything else between them, so a
+# string never equals a number. The call's side is written and split once
+# a decision (_arg_json, _arg_tokens), not once a rule: a rule costs what
+# it holds, however long the argument.
+_pin_holds(i, name) if json.marshal(input.access.allow[i].args[name]) == _arg_json[name]
+
 _pin_holds(i, name) if {
-	want := input.access.allow[i].args[name]
-	_same_json(json.marshal(_args[name]), json.marshal(want))
-}
-
-# _same_json holds when two JSON texts (as json.marshal writes them, keys
-# sorted) hold equal values: the same tokens, but that numbers of at most
-# 64 characters are equal by value (_number). The tokens are strings,
-# numbers, and the runs of anything else between them, so a string never
-# equals a number.
-_same_json(text, text)
-
-_same_json(a, b) if {
-	a != b
-	tokens_a := regex.find_n(_json_token, a, -1)
-	tokens_b := regex.find_n(_json_token, b, -1)
-	count(tokens_a) == count(tokens_b)
-	every k, t in tokens_a {
-		_same_token(t, tokens_b[k])
+	want := json.marshal(input.access.allow[i].args[name])
+	want != _arg_json[name]
+	tokens := regex.find_n(_json_token, want, -1)
+	got := _arg_tokens[name]
+	count(tokens) == count(got)
+	every k, t in tokens {
+		_same_token(t, got[k])
 	}
 }
+
+_arg_json := {name: json.marshal(v) | some name, v in _args}
+
+_arg_tokens := {name: regex.find_n(_json_token, text, -1) | some name, text in _arg_json}
+
+_arg_names := object.keys(_args)
 
 _json_token := `"(?:[^"\\]|\\.)*"|-?[0-9][-+.eE0-9]*|[^-"0-9]+`
 
@@ -79,7 +84,7 @@ _same_token(a, b) if _number(a) == _number(b)
 # the call carries the argument.
 _limit_holds(i, name) if {
 	_bounds(i, name)
-	not name in object.keys(_args)
+	not name in _arg_names
 }
 
 _limit_holds(i, name) if {
