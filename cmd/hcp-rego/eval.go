@@ -88,9 +88,9 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	if len(errs) > 0 {
 		return badInput(errs.Err())
 	}
-	ev, err := hcprego.New(ctx, b, ext...)
+	ev, err := evaluator(ctx, b, o.bundle, ext)
 	if err != nil {
-		return badInput(hcprego.InBundle(err, b, cmp.Or(o.bundle, "the compiled bundle"), len(ext) > 0))
+		return err
 	}
 	res, err := ev.Decide(ctx, input.value)
 	if err != nil {
@@ -123,6 +123,17 @@ func (o evalOptions) check() error {
 		return errors.New("--max-bundle-bytes needs --bundle")
 	}
 	return nil
+}
+
+// evaluator prepares the evaluator for b (read from bundlePath, or
+// compiled when it is "") with the runtime's rules ext; a module that does
+// not type-check is bad input, named inside the bundle.
+func evaluator(ctx context.Context, b *bundle.Bundle, bundlePath string, ext []hcprego.Option) (*hcprego.Evaluator, error) {
+	ev, err := hcprego.New(ctx, b, ext...)
+	if err != nil {
+		return nil, badInput(hcprego.InBundle(err, b, cmp.Or(bundlePath, "the compiled bundle"), len(ext) > 0))
+	}
+	return ev, nil
 }
 
 // load returns the model (nil for --bundle) and the bundle to evaluate.

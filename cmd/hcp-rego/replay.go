@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,9 +95,9 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 	if len(errs) > 0 {
 		return badInput(errs.Err())
 	}
-	ev, err := hcprego.New(ctx, b, ext...)
+	ev, err := evaluator(ctx, b, o.bundle, ext)
 	if err != nil {
-		return badInput(hcprego.InBundle(err, b, cmp.Or(o.bundle, "the compiled bundle"), len(ext) > 0))
+		return err
 	}
 	defer boundMemory()()
 	opts := replay.Options{}
