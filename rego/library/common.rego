@@ -29,22 +29,24 @@ _common := _doc(code, object.union(fields, extra)) if {
 		"reasons": [],
 		"source": {"row": row.source, "grant": _position_text(min(positions))},
 	}
-	[code, extra] := _common_gate(row.gate)
+	[code, extra] := _common_gate
 }
 
 # _common_gate is the gate's outcome: allowed with no gate or an approval,
 # else confirm_required with the preview.
-_common_gate("false") := ["allowed", {}]
+_common_gate := ["allowed", {}] if {
+	_common_passes
+} else := ["confirm_required", {"preview": _preview, "hint": _hint}]
 
-_common_gate(gate) := ["allowed", {}] if {
-	gate != "false"
-	_approved(gate)
-} else := ["confirm_required", {"preview": _preview, "hint": _hint}] if {
-	gate != "false"
+# _common_passes holds when the call needs no approval or carries one: no
+# gate; confirm or apply; or a "true" gate in mode run.
+_common_passes if _row.gate == "false"
+
+_common_passes if input.confirm == true
+
+_common_passes if input.apply == true
+
+_common_passes if {
+	_row.gate == "true"
+	input.access.mode == "run"
 }
-
-_approved(_) if input.confirm == true
-
-_approved(_) if input.apply == true
-
-_approved("true") if input.access.mode == "run"

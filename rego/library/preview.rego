@@ -24,9 +24,10 @@ _preview := {"command": _call.key, "args": _args, "cli": _cli} if {
 # holds the sprintf format of its template, so when every argument it
 # names is present one sprintf renders it; anything else is rendered token
 # by token (_rendered).
-_cli := sprintf(_row_format, words) if {
-	words := [_shell_word(_arg_texts[name]) | some name in _row_names]
-	count(words) == count(_row_names)
+_cli := sprintf(_row.format, words) if {
+	_row.format != ""
+	words := [_shell_word(s) | some name in _row.names; s := _args[name]; is_string(s)]
+	count(words) == count(_row.names)
 } else := _rendered if _tokens
 
 # _shell_word quotes an argument's text as one shell word: single-quoted
