@@ -174,7 +174,8 @@ func TestBuildManifest(t *testing.T) {
 		t.Errorf("metadata.hcp.packs %v", got)
 	}
 	files, _ := hcp["files"].(map[string]any)
-	if got := files["../testdata/grants/acme.json"]; got != m.GrantDigests["../testdata/grants/acme.json"] || len(files) != 8 {
+	want, ok := m.GrantDigest("../testdata/grants/acme.json")
+	if got := files["../testdata/grants/acme.json"]; !ok || got != want || len(files) != 8 {
 		t.Errorf("metadata.hcp.files: %d files, acme.json %v", len(files), got)
 	}
 }

@@ -55,10 +55,10 @@ func Compile(m *Model, revision string) (*bundle.Bundle, error) {
 // decision library and one generated module a pack, generated on all
 // CPUs.
 func modules(m *Model) ([]Module, error) {
-	packs := make([]Module, len(m.Packs))
+	packs := make([]Module, len(m.packs))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, p := range m.Packs {
+	for i, p := range m.packs {
 		g.Go(func() error {
 			var err error
 			packs[i], err = PackModule(p)
@@ -80,8 +80,8 @@ func modules(m *Model) ([]Module, error) {
 func manifest(m *Model, revision string) bundle.Manifest {
 	roots := slices.Clone(Roots)
 	version := 1
-	packs := make([]any, len(m.Packs))
-	for i, p := range m.Packs {
+	packs := make([]any, len(m.packs))
+	for i, p := range m.packs {
 		packs[i] = p.ID
 	}
 	return bundle.Manifest{
@@ -95,12 +95,12 @@ func manifest(m *Model, revision string) bundle.Manifest {
 // sourceDigests maps every source file to its sha256.
 func sourceDigests(m *Model) map[string]any {
 	files := map[string]any{}
-	for _, p := range m.Packs {
+	for _, p := range m.packs {
 		for path, sum := range p.Digests {
 			files[path] = sum
 		}
 	}
-	for path, sum := range m.GrantDigests {
+	for path, sum := range m.grantDigests {
 		files[path] = sum
 	}
 	return files
@@ -118,7 +118,7 @@ func digest(m *Model, mods []Module, tables map[string]any) (string, error) {
 	for _, path := range slices.Sorted(maps.Keys(files)) {
 		fmt.Fprintf(h, "%s %s\n", path, files[path])
 	}
-	fmt.Fprintf(h, "grants %s\n", strings.Join(m.GrantFiles, " "))
+	fmt.Fprintf(h, "grants %s\n", strings.Join(m.grantFiles, " "))
 	for _, mod := range mods {
 		fmt.Fprintf(h, "%s %x\n", mod.Path, sha256.Sum256(mod.Source))
 	}

@@ -69,11 +69,11 @@ func TestOpenReadsAGrantFileOnce(t *testing.T) {
 	if err := m.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Grants) != 1 {
-		t.Errorf("%d grants, want 1", len(m.Grants))
+	if len(m.Grants()) != 1 {
+		t.Errorf("%d grants, want 1", len(m.Grants()))
 	}
 	// Spelled alike in provenance: cleaned, as pack folders are.
-	if got := []string{m.GrantFiles[0], m.Packs[0].PolicyFile}; !slices.Equal(got, []string{"grants.json", "shop/policy.json"}) {
+	if got := []string{m.GrantFiles()[0], m.Packs()[0].PolicyFile}; !slices.Equal(got, []string{"grants.json", "shop/policy.json"}) {
 		t.Errorf("paths %q", got)
 	}
 }

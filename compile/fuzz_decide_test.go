@@ -94,12 +94,13 @@ func agree(t *testing.T, m *compile.Model) {
 	if err != nil {
 		t.Fatalf("the bundle of a model that lints clean does not prepare: %v", err)
 	}
-	ref := reference.New(m.Packs, m.Grants)
+	grants := m.Grants()
+	ref := reference.New(m.Packs(), grants)
 	callers := []map[string]any{{"id": "fuzz-caller"}}
-	for _, g := range m.Grants[:min(len(m.Grants), 8)] {
+	for _, g := range grants[:min(len(grants), 8)] {
 		callers = append(callers, callerOf(g))
 	}
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		for _, k := range []compile.Kind{compile.Verb, compile.Stimulus} {
 			for _, r := range p.Rows(k) {
 				for _, caller := range callers {

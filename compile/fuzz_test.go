@@ -81,7 +81,7 @@ func FuzzGrants(f *testing.F) {
 			checkErrors(t, err, map[string][]byte{path: grants})
 			return
 		}
-		checkGrants(t, s.Grants, path, grants)
+		checkGrants(t, s.Grants(), path, grants)
 		m, err := s.Check()
 		if err != nil {
 			checkErrors(t, err, map[string][]byte{path: grants})
@@ -106,7 +106,7 @@ func checkPack(t *testing.T, manifest, policy []byte) {
 		checkErrors(t, err, files)
 		return
 	}
-	p := s.Packs[0]
+	p := s.Packs()[0]
 	checkRows(t, p, files)
 	if err := s.Lint(); err != nil {
 		checkErrors(t, err, files)

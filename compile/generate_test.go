@@ -34,7 +34,7 @@ func exampleModel(t *testing.T) *compile.Model {
 // change, and review the diff.
 func TestPackModulesGolden(t *testing.T) {
 	m := exampleModel(t)
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		mod, err := compile.PackModule(p)
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +77,7 @@ func TestModulesFormattedAndStrict(t *testing.T) {
 	for _, lib := range library.Modules() {
 		mods = append(mods, compile.Module{Path: lib.Path, Source: lib.Source})
 	}
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		mod, err := compile.PackModule(p)
 		if err != nil {
 			t.Fatal(err)
@@ -133,7 +133,7 @@ func oddPackModule(t *testing.T) compile.Module {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, err := compile.PackModule(m.Packs[0])
+	mod, err := compile.PackModule(m.Packs()[0])
 	if err != nil {
 		t.Fatal(err)
 	}

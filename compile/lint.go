@@ -19,7 +19,7 @@ func (s *Sources) Lint() error {
 		return nil
 	}
 	var errs source.Errors
-	for _, p := range slices.Concat(s.Packs, s.dropped) {
+	for _, p := range slices.Concat(s.packs, s.dropped) {
 		p.lintCoverage(&errs)
 		p.lintRows(&errs)
 	}

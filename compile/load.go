@@ -22,7 +22,7 @@ func Load(packDirs, grantFiles []string) *Sources {
 	// A folder or file named twice (two spellings, a link) is read once,
 	// in the spelling first given.
 	packDirs, grantFiles = onceEach(slices.Clone(packDirs)), onceEach(slices.Clone(grantFiles))
-	m := &Sources{contents: contents{GrantDigests: map[string]string{}, byID: map[string]*Pack{}}}
+	m := &Sources{contents: contents{grantDigests: map[string]string{}, byID: map[string]*Pack{}}}
 	var errs source.Errors
 	packs := inParallel(packDirs, func(dir string) loaded[*Pack] {
 		p, err := loadPack(dir)
@@ -42,7 +42,7 @@ func Load(packDirs, grantFiles []string) *Sources {
 			continue
 		}
 		m.byID[p.ID] = p
-		m.Packs = append(m.Packs, p)
+		m.packs = append(m.packs, p)
 	}
 	files := inParallel(grantFiles, func(file string) loaded[[]*Grant] {
 		grants, sum, err := loadGrants(filepath.ToSlash(file))
@@ -55,13 +55,13 @@ func Load(packDirs, grantFiles []string) *Sources {
 			continue
 		}
 		for _, g := range r.value {
-			g.Index, g.FileIndex = len(m.Grants), len(m.GrantFiles)
-			m.Grants = append(m.Grants, g)
+			g.Index, g.FileIndex = len(m.grants), len(m.grantFiles)
+			m.grants = append(m.grants, g)
 		}
-		m.GrantFiles = append(m.GrantFiles, file)
-		m.GrantDigests[file] = r.sum
+		m.grantFiles = append(m.grantFiles, file)
+		m.grantDigests[file] = r.sum
 	}
-	slices.SortFunc(m.Packs, func(a, b *Pack) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(m.packs, func(a, b *Pack) int { return strings.Compare(a.ID, b.ID) })
 	m.err = errs.Err()
 	return m
 }

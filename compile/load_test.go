@@ -15,10 +15,10 @@ func TestCheckedDropsTrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Packs) == 0 || len(m.Grants) == 0 {
+	if len(m.Packs()) == 0 || len(m.Grants()) == 0 {
 		t.Fatal("the test model has no packs or no grants")
 	}
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		if p.policy != nil || p.manifest != nil || p.commands != nil || p.triggers != nil {
 			t.Errorf("pack %s still holds its parsed files", p.ID)
 		}
@@ -30,7 +30,7 @@ func TestCheckedDropsTrees(t *testing.T) {
 			}
 		}
 	}
-	for _, g := range m.Grants {
+	for _, g := range m.Grants() {
 		if g.node != nil {
 			t.Errorf("grant %s still holds its node", g.Source())
 		}
@@ -105,8 +105,8 @@ func TestCheckSpendsTheSources(t *testing.T) {
 	if err := s.Lint(); err != nil {
 		t.Fatalf("Lint after Check: %v", err)
 	}
-	s.Grants[0] = nil
-	if m.Grants[0] == nil {
+	s.grants[0] = nil
+	if m.Grants()[0] == nil {
 		t.Fatal("the checked model changed with its sources")
 	}
 }

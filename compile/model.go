@@ -10,6 +10,7 @@ package compile
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hcp-rego/hcp-rego/source"
@@ -173,13 +174,15 @@ func (g *Grant) Position() int64 { return EncodePosition(g.FileIndex, g.Line) }
 
 // contents is what a model holds: packs sorted by id, and grants in the
 // order of the files given and of the grants within them. Sources and
-// Model both hold it; only Sources.Check makes a Model of it.
+// Model both hold it; only Sources.Check makes a Model of it. Its lists
+// are unexported: callers read copies of them (Packs, Grants, GrantFiles,
+// GrantDigest), so that no caller can change what a model holds.
 type contents struct {
-	Packs      []*Pack
-	Grants     []*Grant
-	GrantFiles []string
-	// GrantDigests maps each grant file path to the hex sha256 of its bytes.
-	GrantDigests map[string]string
+	packs      []*Pack
+	grants     []*Grant
+	grantFiles []string
+	// grantDigests maps each grant file path to the hex sha256 of its bytes.
+	grantDigests map[string]string
 
 	byID map[string]*Pack
 }
@@ -187,10 +190,34 @@ type contents struct {
 // Model is everything one run compiles, checked: every file read, valid
 // and lint clean (SPEC §2.2, §2.3). Only Sources.Check returns one, and
 // only a Model can be compiled (Compile). It no longer holds the parsed
-// files, which only lint reads, and nothing changes it: its packs, rows
-// and grants are shared by everything that reads it.
+// files, which only lint reads. Its lists are sealed: Packs, Grants and
+// GrantFiles return copies, so that nothing a caller does to them changes
+// the model; the *Pack and *Grant values they point to are the model's
+// own, shared by everything that reads it, and by rule never changed.
 type Model struct {
 	contents
+}
+
+// Packs returns the packs, sorted by id, in a new slice: changing the
+// slice does not change the sources or the model. Take it once, not once
+// a grant or a decision: it copies the list.
+func (c *contents) Packs() []*Pack { return slices.Clone(c.packs) }
+
+// Grants returns the grants, in the order of the files given and of the
+// grants within them, in a new slice: changing the slice does not change
+// the sources or the model. Take it once, not once a grant or a decision:
+// it copies the list.
+func (c *contents) Grants() []*Grant { return slices.Clone(c.grants) }
+
+// GrantFiles returns the paths of the grant files read, in the order
+// given, in a new slice.
+func (c *contents) GrantFiles() []string { return slices.Clone(c.grantFiles) }
+
+// GrantDigest returns the hex sha256 of the bytes of the grant file at
+// path, as GrantFiles names it, and whether that file was read.
+func (c *contents) GrantDigest(path string) (string, bool) {
+	sum, ok := c.grantDigests[path]
+	return sum, ok
 }
 
 // Pack returns the pack with the given id, or nil.
@@ -202,8 +229,8 @@ func (c *contents) Pack(id string) *Pack { return c.byID[id] }
 // bundles.CheckOutput).
 func (c *contents) Inputs() []string {
 	var paths []string
-	for _, p := range c.Packs {
+	for _, p := range c.packs {
 		paths = append(paths, p.Dir, p.ManifestFile, p.PolicyFile)
 	}
-	return append(paths, c.GrantFiles...)
+	return append(paths, c.grantFiles...)
 }

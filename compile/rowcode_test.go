@@ -41,7 +41,7 @@ func checkRoundTrip(t *testing.T, r *compile.Row) {
 // encoded.
 func TestRowRoundTrip(t *testing.T) {
 	m := exampleModel(t)
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		for _, k := range []compile.Kind{compile.Verb, compile.Stimulus} {
 			for _, r := range p.Rows(k) {
 				checkRoundTrip(t, r)
@@ -89,7 +89,7 @@ func TestPositionRoundTrip(t *testing.T) {
 // diff reads field by field. Run `go test ./compile -update` to rewrite.
 func TestPackRowsGolden(t *testing.T) {
 	m := exampleModel(t)
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		view := map[string]map[string]compile.PackedRow{}
 		for _, k := range []compile.Kind{compile.Verb, compile.Stimulus} {
 			rows := map[string]compile.PackedRow{}

@@ -56,10 +56,10 @@ func (s *Sources) Inert(inert func(*Grant) bool) { s.inert = inert }
 // linted returns the grants that lint holds to its checks.
 func (s *Sources) linted() []*Grant {
 	if s.inert == nil {
-		return s.Grants
+		return s.grants
 	}
 	var gs []*Grant
-	for _, g := range s.Grants {
+	for _, g := range s.grants {
 		if !s.inert(g) {
 			gs = append(gs, g)
 		}
@@ -101,10 +101,10 @@ func (s *Sources) Check() (*Model, error) {
 	}
 	s.dropTrees()
 	s.checked = &Model{contents{
-		Packs:        slices.Clone(s.Packs),
-		Grants:       slices.Clone(s.Grants),
-		GrantFiles:   slices.Clone(s.GrantFiles),
-		GrantDigests: maps.Clone(s.GrantDigests),
+		packs:        slices.Clone(s.packs),
+		grants:       slices.Clone(s.grants),
+		grantFiles:   slices.Clone(s.grantFiles),
+		grantDigests: maps.Clone(s.grantDigests),
 		byID:         maps.Clone(s.byID),
 	}}
 	return s.checked, nil
@@ -118,7 +118,7 @@ func Checked(packArgs, grantFiles []string) (*Model, error) {
 // dropTrees lets go of the parsed files. Sources without them cannot be
 // linted.
 func (s *Sources) dropTrees() {
-	for _, p := range slices.Concat(s.Packs, s.dropped) {
+	for _, p := range slices.Concat(s.packs, s.dropped) {
 		p.policy, p.manifest, p.commands, p.triggers = nil, nil, nil, nil
 		for _, r := range p.Verbs {
 			r.node = nil
@@ -127,7 +127,7 @@ func (s *Sources) dropTrees() {
 			r.node = nil
 		}
 	}
-	for _, g := range s.Grants {
+	for _, g := range s.grants {
 		g.node = nil
 	}
 }

@@ -24,11 +24,11 @@ import "slices"
 func grantTables(m *Model) map[string]any {
 	principal, role, deflt := groups{}, groups{}, map[string][]*Grant{}
 	applies := map[string]map[string]map[string]any{"principal": {}, "role": {}}
-	files := make([]any, len(m.GrantFiles))
-	for i, f := range m.GrantFiles {
+	files := make([]any, len(m.grantFiles))
+	for i, f := range m.grantFiles {
 		files[i] = f
 	}
-	for _, g := range m.Grants {
+	for _, g := range m.grants {
 		kind, name, named := splitSubject(g.Subject)
 		switch {
 		case !named:

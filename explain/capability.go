@@ -36,7 +36,8 @@ func describeCapability(failed bool, m *compile.Model, c call, d hcprego.Decisio
 	}
 	out := []string{fmt.Sprintf("no grant gives %s on %s %q of pack %q to %s", row.Capability(), c.noun(), c.key, c.pack, who)}
 	subjects := subjectsOf(c.principal)
-	for _, g := range m.Grants {
+	grants := m.Grants()
+	for _, g := range grants {
 		switch {
 		case !subjects[g.Subject] || g.PackID != c.pack:
 		case g.Tenant != "" && g.Tenant != tenant:
@@ -45,7 +46,7 @@ func describeCapability(failed bool, m *compile.Model, c call, d hcprego.Decisio
 			out = append(out, fmt.Sprintf("%s does not count: %s", g.Source(), whyNot(g, row)))
 		}
 	}
-	if namesPrincipal(m, subjects, tenant) {
+	if namesPrincipal(grants, subjects, tenant) {
 		out = append(out, "default grants are off: a principal: or role: grant applies to this principal")
 	} else {
 		out = append(out, "default grants are on (no principal: or role: grant applies), and none gives it")
@@ -96,9 +97,10 @@ func findGrant(m *compile.Model, source string, c call) *compile.Grant {
 	}
 	subjects := subjectsOf(c.principal)
 	tenant, _ := str(c.principal, "tenant")
-	defaults := !namesPrincipal(m, subjects, tenant)
+	grants := m.Grants()
+	defaults := !namesPrincipal(grants, subjects, tenant)
 	var first *compile.Grant
-	for _, g := range m.Grants {
+	for _, g := range grants {
 		if g.Source() != source {
 			continue
 		}
@@ -113,10 +115,11 @@ func findGrant(m *compile.Model, source string, c call) *compile.Grant {
 	return first
 }
 
-// namesPrincipal reports whether a principal: or role: grant applies to
-// the principal in any pack, which turns default grants off (SPEC §2.3).
-func namesPrincipal(m *compile.Model, subjects map[string]bool, tenant string) bool {
-	for _, g := range m.Grants {
+// namesPrincipal reports whether one of the grants, a principal: or role:
+// grant, applies to the principal in any pack, which turns default grants
+// off (SPEC §2.3).
+func namesPrincipal(grants []*compile.Grant, subjects map[string]bool, tenant string) bool {
+	for _, g := range grants {
 		if subjects[g.Subject] && (g.Tenant == "" || g.Tenant == tenant) {
 			return true
 		}

@@ -129,7 +129,7 @@ func newDeciders(t *testing.T, tarball string) deciders {
 		t.Fatal(err)
 	}
 	m := exampleModel(t, acme, defaults)
-	return deciders{embedded: ev, reference: reference.New(m.Packs, m.Grants)}
+	return deciders{embedded: ev, reference: reference.New(m.Packs(), m.Grants())}
 }
 
 // checkCorpus asks s for every call of the corpus and compares its answer

@@ -84,7 +84,7 @@ func replayCalls(m *compile.Model) (calls, secret []map[string]any) {
 		{"id": "eve", "tenant": "acme", "roles": []any{"dev"}},
 		{"id": "dan", "roles": []any{"lead"}},
 	}
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		for _, kind := range []struct {
 			field string
 			rows  map[string]*compile.Row
@@ -326,7 +326,7 @@ func TestReplayOPALogs(t *testing.T) {
 	consoleFile := writeFile(t, "opa.log", []byte(console))
 
 	records := splitLines(console)
-	ref := reference.New(r2Model.Packs, r2Model.Grants)
+	ref := reference.New(r2Model.Packs(), r2Model.Grants())
 	e := expect(t, records, ref)
 	if e.report.Widened == 0 || e.report.Narrowed == 0 || e.report.Changed == 0 {
 		t.Fatalf("r2 must widen, narrow and change calls: %+v", e.report)
@@ -371,7 +371,7 @@ func TestReplayOPALogs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("r1's log against r1 with --fail-on change: exit %d\n%s", code, out)
 	}
-	expect(t, records, reference.New(r1Model.Packs, r1Model.Grants)).check(t, out)
+	expect(t, records, reference.New(r1Model.Packs(), r1Model.Grants())).check(t, out)
 }
 
 // splitLines is the records of a console log.

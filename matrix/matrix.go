@@ -128,7 +128,7 @@ func Compute(ctx context.Context, m *compile.Model, o Options) (*Matrix, error) 
 // key), which is the order the pack's author chose.
 func rowsOf(m *compile.Model) []*Row {
 	var rows []*Row
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		for _, k := range []compile.Kind{compile.Verb, compile.Stimulus} {
 			pr := slices.SortedFunc(maps.Values(p.Rows(k)), func(a, b *compile.Row) int {
 				return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Key, b.Key))

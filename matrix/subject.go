@@ -31,7 +31,7 @@ const (
 func Subjects(m *compile.Model) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, g := range m.Grants {
+	for _, g := range m.Grants() {
 		if g.Subject == Default || seen[g.Subject] {
 			continue
 		}
@@ -87,7 +87,7 @@ func principalsFor(m *compile.Model, subjects []string, tenant string) ([]map[st
 // unnamedID returns a principal id that no principal: grant of m names.
 func unnamedID(m *compile.Model) string {
 	named := map[string]bool{}
-	for _, g := range m.Grants {
+	for _, g := range m.Grants() {
 		if id, ok := strings.CutPrefix(g.Subject, "principal:"); ok {
 			named[id] = true
 		}
@@ -104,7 +104,7 @@ func unnamedID(m *compile.Model) string {
 // that tenant, which a command should tell its user.
 func TenantOnly(m *compile.Model, tenant string) map[string][]*compile.Grant {
 	out := map[string][]*compile.Grant{}
-	for _, g := range m.Grants {
+	for _, g := range m.Grants() {
 		if g.Tenant != "" && g.Tenant != tenant {
 			out[g.Tenant] = append(out[g.Tenant], g)
 		}

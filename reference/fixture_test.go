@@ -95,7 +95,7 @@ func (f fixture) sources(t testing.TB) *compile.Sources {
 func (f fixture) evaluator(t testing.TB) *Evaluator {
 	t.Helper()
 	s := f.sources(t)
-	return New(s.Packs, s.Grants)
+	return New(s.Packs(), s.Grants())
 }
 
 func writeFile(t testing.TB, path, text string) {

@@ -15,7 +15,7 @@ func TestExamplePacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := New(m.Packs, m.Grants)
+	e := New(m.Packs(), m.Grants())
 	tests := []struct {
 		name, input, want string
 	}{{

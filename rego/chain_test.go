@@ -40,7 +40,7 @@ func TestChainAloneAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := reference.New(m.Packs, m.Grants)
+	ref := reference.New(m.Packs(), m.Grants())
 	taken := map[string]int{}
 	for _, c := range calls(m) {
 		for _, pr := range principals {

@@ -165,7 +165,7 @@ func newPair(t testing.TB, m *compile.Model, extModule string, ext reference.Ext
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &pair{rego: ev, ref: reference.New(m.Packs, m.Grants), ext: ext}
+	return &pair{rego: ev, ref: reference.New(m.Packs(), m.Grants()), ext: ext}
 }
 
 // compare decides input with both and returns a description of every

@@ -82,7 +82,7 @@ type call struct {
 // calls lists every row of m, and a few that do not exist.
 func calls(m *compile.Model) []call {
 	var out []call
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		for _, k := range []compile.Kind{compile.Verb, compile.Stimulus} {
 			for key := range p.Rows(k) {
 				out = append(out, call{p.ID, k.Field(), key})

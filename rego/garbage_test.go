@@ -65,7 +65,7 @@ func exampleEvaluator(t testing.TB, m *compile.Model, options ...hcprego.Option)
 func TestGarbageInputIsInvalid(t *testing.T) {
 	c := readGarbage(t)
 	m := exampleModel(t)
-	ev, ref := exampleEvaluator(t, m), reference.New(m.Packs, m.Grants)
+	ev, ref := exampleEvaluator(t, m), reference.New(m.Packs(), m.Grants())
 	ctx := context.Background()
 	inputSchema := schema.Get("input")
 	for _, in := range []any{c.Allowed, c.AllowedStimulus} {

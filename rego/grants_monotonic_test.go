@@ -3,7 +3,9 @@ package rego_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/compile"
@@ -18,19 +20,50 @@ import (
 // which may give what it did not hold before.
 
 // withoutGrant returns m without its grant at index drop, the others
-// renumbered in order, as if the grant had never been written.
-func withoutGrant(m *compile.Model, drop int) *compile.Model {
-	out := *m
-	out.Grants = nil
-	for i, g := range m.Grants {
-		if i == drop {
-			continue
-		}
-		kept := *g
-		kept.Index = len(out.Grants)
-		out.Grants = append(out.Grants, &kept)
+// renumbered in order, as if the grant had never been written: it blanks
+// the grant's line in its file (the differential grants stand one a line,
+// so every other grant keeps its line and its source), checks the files
+// again as a run does, and puts the file back.
+func withoutGrant(t *testing.T, m *compile.Model, drop int) *compile.Model {
+	t.Helper()
+	g := m.Grants()[drop]
+	text, err := os.ReadFile(g.File)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return &out
+	lines := strings.Split(string(text), "\n")
+	line := strings.TrimSpace(lines[g.Line-1])
+	if strings.Count(line, `"subject"`) != 1 {
+		t.Fatalf("grant %s does not stand alone on its line", g.Source())
+	}
+	lines[g.Line-1] = ""
+	if !strings.HasSuffix(line, ",") {
+		// The last grant of its file: the one before it loses its comma.
+		for i := g.Line - 2; i >= 0; i-- {
+			if strings.Contains(lines[i], `"subject"`) {
+				lines[i] = strings.TrimSuffix(strings.TrimRight(lines[i], " "), ",")
+				break
+			}
+		}
+	}
+	if err := os.WriteFile(g.File, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, p := range m.Packs() {
+		dirs = append(dirs, p.Dir)
+	}
+	reduced, err := compile.Checked(dirs, m.GrantFiles())
+	if err := os.WriteFile(g.File, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Fatalf("without grant %s: %v", g.Source(), err)
+	}
+	if got := len(reduced.Grants()); got != len(m.Grants())-1 {
+		t.Fatalf("without grant %s: %d grants, want %d", g.Source(), got, len(m.Grants())-1)
+	}
+	return reduced
 }
 
 // named reports whether some principal:/role: grant applies to principal
@@ -96,13 +129,15 @@ func TestGrantRemovalWidensOnlyThroughDefaults(t *testing.T) {
 	m := diffModel(t)
 	inputs := grantInputs(m)
 	full := decideAll(t, newPair(t, m, "", reference.Ext{}).rego, inputs)
+	grants := m.Grants()
 	sources := map[string]*compile.Grant{}
-	for _, g := range m.Grants {
+	for _, g := range grants {
 		sources[g.Source()] = g
 	}
 	widened := 0
-	for drop, g := range m.Grants {
-		reduced := withoutGrant(m, drop)
+	for drop, g := range grants {
+		reduced := withoutGrant(t, m, drop)
+		kept := reduced.Grants()
 		after := decideAll(t, newPair(t, reduced, "", reference.Ext{}).rego, inputs)
 		for i, in := range inputs {
 			before, now := full[i], after[i]
@@ -110,7 +145,7 @@ func TestGrantRemovalWidensOnlyThroughDefaults(t *testing.T) {
 				continue
 			}
 			p := in["principal"].(map[string]any)
-			unnamed := named(p, m.Grants) && !named(p, reduced.Grants)
+			unnamed := named(p, grants) && !named(p, kept)
 			if !unnamed || before["code"] != "capability_required" || !pastCapability(now["code"]) {
 				t.Fatalf("removing grant %s (%s) turned %v into %v for %s", g.Source(), g.Subject, before["code"], now["code"], jsonText(in))
 			}
@@ -124,7 +159,7 @@ func TestGrantRemovalWidensOnlyThroughDefaults(t *testing.T) {
 	if widened == 0 {
 		t.Fatal("no removal widened a decision: the exception is not exercised, so the test could not tell it from a bug")
 	}
-	t.Logf("%d grants × %d inputs; %d decisions widened, each through a default grant once the principal was no longer named", len(m.Grants), len(inputs), widened)
+	t.Logf("%d grants × %d inputs; %d decisions widened, each through a default grant once the principal was no longer named", len(grants), len(inputs), widened)
 }
 
 // TestLastNamedGrantRemovedDefaultsTakeOver is the exception by example:
@@ -133,8 +168,9 @@ func TestGrantRemovalWidensOnlyThroughDefaults(t *testing.T) {
 // by none, and the default grant lets her read alpha.
 func TestLastNamedGrantRemovedDefaultsTakeOver(t *testing.T) {
 	m := diffModel(t)
-	drop := slices.IndexFunc(m.Grants, func(g *compile.Grant) bool { return g.Subject == "principal:carol" })
-	if drop < 0 || slices.ContainsFunc(m.Grants[drop+1:], func(g *compile.Grant) bool { return g.Subject == "principal:carol" }) {
+	grants := m.Grants()
+	drop := slices.IndexFunc(grants, func(g *compile.Grant) bool { return g.Subject == "principal:carol" })
+	if drop < 0 || slices.ContainsFunc(grants[drop+1:], func(g *compile.Grant) bool { return g.Subject == "principal:carol" }) {
 		t.Fatal("the differential grants must name principal:carol exactly once")
 	}
 	in := reparse(map[string]any{"principal": map[string]any{"id": "carol"}, "pack_id": "alpha", "verb_key": "read.personal.open", "owner": "carol"})
@@ -148,7 +184,7 @@ func TestLastNamedGrantRemovedDefaultsTakeOver(t *testing.T) {
 	if got := decide(m); got["code"] != "capability_required" {
 		t.Fatalf("with her grant on beta-pack, carol's read of alpha is %v, want capability_required", got["code"])
 	}
-	got := decide(withoutGrant(m, drop))
+	got := decide(withoutGrant(t, m, drop))
 	src, _ := got["source"].(map[string]any)
 	if got["code"] != "allowed" || src["grant"] != defaultReadAlpha(t, m).Source() {
 		t.Fatalf("without it, carol's read of alpha is %s, want allowed by the default grant", jsonText(got))
@@ -158,7 +194,7 @@ func TestLastNamedGrantRemovedDefaultsTakeOver(t *testing.T) {
 // defaultReadAlpha is the default grant of verb.exec.read on alpha.
 func defaultReadAlpha(t *testing.T, m *compile.Model) *compile.Grant {
 	t.Helper()
-	for _, g := range m.Grants {
+	for _, g := range m.Grants() {
 		if g.Subject == "default" && g.PackID == "alpha" && slices.Contains(g.Capabilities, compile.CapRead) {
 			return g
 		}

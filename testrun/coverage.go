@@ -57,7 +57,7 @@ type GrantCoverage struct {
 func measure(m *compile.Model, results []*Result) *Coverage {
 	rows := map[string]*RowCoverage{}
 	c := &Coverage{}
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		for _, k := range []compile.Kind{compile.Verb, compile.Stimulus} {
 			for _, r := range p.Rows(k) {
 				rc := &RowCoverage{Row: r}
@@ -70,7 +70,7 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 		return cmp.Or(cmp.Compare(a.Row.Pack, b.Row.Pack), cmp.Compare(a.Row.Line, b.Row.Line), cmp.Compare(a.Row.Key, b.Row.Key))
 	})
 	grants := map[string][]*GrantCoverage{}
-	for _, g := range m.Grants {
+	for _, g := range m.Grants() {
 		gc := &GrantCoverage{Grant: g}
 		grants[g.Source()] = append(grants[g.Source()], gc)
 		c.Grants = append(c.Grants, gc)

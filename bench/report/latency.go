@@ -162,7 +162,7 @@ func evaluators(ctx context.Context, s *set) (*hcprego.Evaluator, *reference.Eva
 	if err != nil {
 		return nil, nil, err
 	}
-	return ev, reference.New(m.Packs, m.Grants), nil
+	return ev, reference.New(m.Packs(), m.Grants()), nil
 }
 
 func baselineQuery(ctx context.Context) (oparego.PreparedEvalQuery, error) {

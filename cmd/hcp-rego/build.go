@@ -86,7 +86,7 @@ func runBuild(s streams, o buildOptions) error {
 	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
 		return badInput(err)
 	}
-	fmt.Fprintf(s.out, "wrote %s: revision %s, %d packs, %d grants%s\n", o.output, revision, len(m.Packs), len(m.Grants), signedNote(signing))
+	fmt.Fprintf(s.out, "wrote %s: revision %s, %d packs, %d grants%s\n", o.output, revision, len(m.Packs()), len(m.Grants()), signedNote(signing))
 	return nil
 }
 

@@ -43,9 +43,9 @@ func runLint(s streams, o lintOptions) error {
 		return findings()
 	}
 	rows := 0
-	for _, p := range sources.Packs {
+	for _, p := range sources.Packs() {
 		rows += len(p.Verbs) + len(p.Stimuli)
 	}
-	fmt.Fprintf(s.out, "ok: %d packs (%d rows), %d grant files (%d grants)\n", len(sources.Packs), rows, len(sources.GrantFiles), len(sources.Grants))
+	fmt.Fprintf(s.out, "ok: %d packs (%d rows), %d grant files (%d grants)\n", len(sources.Packs()), rows, len(sources.GrantFiles()), len(sources.Grants()))
 	return nil
 }
