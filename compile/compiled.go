@@ -31,15 +31,33 @@ var Roots = []string{"hcp/authz", "hcp/packs", "hcp/grants"}
 // (rego.ParseModules). Package bundles packs, signs and writes it; the
 // embedded evaluator decides with it as it is.
 func Compile(m *Model, revision string) (*bundle.Bundle, error) {
+	// The grant tables, and the digest of their JSON that a default
+	// revision needs, are made beside the modules: neither reads the
+	// other, and the tables are one piece of work that the modules'
+	// CPUs would otherwise wait for.
+	var (
+		tables   map[string]any
+		tableSum [sha256.Size]byte
+		tableErr error
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tables = grantTables(m)
+		if revision == "" {
+			tableSum, tableErr = jsonSum(tables)
+		}
+	}()
 	mods, err := modules(m)
+	<-done
 	if err != nil {
 		return nil, err
 	}
-	tables := grantTables(m)
+	if tableErr != nil {
+		return nil, tableErr
+	}
 	if revision == "" {
-		if revision, err = digest(m, mods, tables); err != nil {
-			return nil, err
-		}
+		revision = digest(m, mods, tableSum)
 	}
 	b := &bundle.Bundle{
 		Manifest: manifest(m, revision),
@@ -108,11 +126,11 @@ func sourceDigests(m *Model) map[string]any {
 
 // digest is the default revision of m's bundle: the first 16 hex digits
 // of a sha256 over what the bundle holds, namely every module's path and
-// bytes, the grant tables, and every source file's path and sha256 with
-// the grant files' order (which decides provenance). A bundle with other
-// content has another revision, even when only the hcp-rego that made it
-// changed.
-func digest(m *Model, mods []Module, tables map[string]any) (string, error) {
+// bytes, the grant tables (tableSum, from jsonSum), and every source
+// file's path and sha256 with the grant files' order (which decides
+// provenance). A bundle with other content has another revision, even
+// when only the hcp-rego that made it changed.
+func digest(m *Model, mods []Module, tableSum [sha256.Size]byte) string {
 	h := sha256.New()
 	files := sourceDigests(m)
 	for _, path := range slices.Sorted(maps.Keys(files)) {
@@ -122,10 +140,15 @@ func digest(m *Model, mods []Module, tables map[string]any) (string, error) {
 	for _, mod := range mods {
 		fmt.Fprintf(h, "%s %x\n", mod.Path, sha256.Sum256(mod.Source))
 	}
+	fmt.Fprintf(h, "data %x\n", tableSum)
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// jsonSum is the sha256 of the grant tables' JSON, as digest reads them.
+func jsonSum(tables map[string]any) ([sha256.Size]byte, error) {
 	data, err := json.Marshal(tables)
 	if err != nil {
-		return "", fmt.Errorf("encode grant tables: %w", err)
+		return [sha256.Size]byte{}, fmt.Errorf("encode grant tables: %w", err)
 	}
-	fmt.Fprintf(h, "data %x\n", sha256.Sum256(data))
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	return sha256.Sum256(data), nil
 }
