@@ -74,11 +74,11 @@ func runBuild(s streams, o buildOptions) error {
 	if err := bundles.CheckOutput(o.output, append(m.Inputs(), o.signing.KeyFile)); err != nil {
 		return badInput(err)
 	}
-	b, err := compile.Compile(m, o.revision)
+	b, encoded, err := compile.CompileToWrite(m, o.revision)
 	if err != nil {
 		return badInput(err)
 	}
-	data, err := bundles.Build(b, signing)
+	data, err := bundles.BuildEncoded(b, signing, encoded)
 	if err != nil {
 		return badInput(err)
 	}
