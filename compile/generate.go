@@ -77,9 +77,13 @@ func writeRows(b *strings.Builder, name string, rows map[string]*Row) {
 		return
 	}
 	fmt.Fprintf(b, "%s := {\n", name)
+	file, comment := "", "" // a pack's rows share their file
 	for _, key := range slices.Sorted(maps.Keys(rows)) {
 		r := rows[key]
-		fmt.Fprintf(b, "\t# from %s:%d\n\t%s: %s,\n", commentText(r.File), r.Line, quote(key), quote(EncodeRow(r)))
+		if r.File != file || comment == "" {
+			file, comment = r.File, commentText(r.File)
+		}
+		b.WriteString("\t# from " + comment + ":" + strconv.Itoa(r.Line) + "\n\t" + quote(key) + ": " + quote(EncodeRow(r)) + ",\n")
 	}
 	b.WriteString("}\n")
 }
@@ -139,6 +143,9 @@ var placeholder = regexp.MustCompile(`^\{[^{}]+\}$`)
 
 // quote renders s as a Rego (JSON) string literal.
 func quote(s string) string {
+	if plainASCII(s) {
+		return `"` + s + `"` // as JSON writes it, without an encoder
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -146,6 +153,17 @@ func quote(s string) string {
 	// OPA refuses a byte-order mark anywhere in a module, even in a
 	// string, where JSON leaves it raw.
 	return strings.ReplaceAll(strings.TrimSuffix(buf.String(), "\n"), "\uFEFF", `\ufeff`)
+}
+
+// plainASCII reports whether s is printable ASCII without a quote or a
+// backslash, which a JSON string literal holds as they are.
+func plainASCII(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // commentText is a path as a comment can hold it: as it is, or Go-quoted
