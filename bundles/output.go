@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -125,6 +126,12 @@ func (l location) collision(in string) *collision {
 		return &collision{kind: isInput, input: in}
 	case inside:
 		return &collision{kind: insideInput, input: in}
+	}
+	// Only a folder holds an input: when the output is none, looking the
+	// input's folders up (a dozen calls to the system for each of a
+	// thousand packs' files) cannot find it there.
+	if !slices.ContainsFunc(l.selves, os.FileInfo.IsDir) {
+		return nil
 	}
 	input := locate(in)
 	for _, self := range l.selves {

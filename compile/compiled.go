@@ -31,15 +31,52 @@ var Roots = []string{"hcp/authz", "hcp/packs", "hcp/grants"}
 // (rego.ParseModules). Package bundles packs, signs and writes it; the
 // embedded evaluator decides with it as it is.
 func Compile(m *Model, revision string) (*bundle.Bundle, error) {
-	mods, err := modules(m)
+	b, _, err := assemble(m, revision, false)
+	return b, err
+}
+
+// CompileToWrite is Compile for a bundle that is to be written: it also
+// returns the bundle's data with the grant tables already encoded as JSON
+// (the same data, for bundles.BuildEncoded). The tables are most of a
+// large bundle, and the digest of a default revision encodes them anyway:
+// a build then encodes them once, not twice.
+func CompileToWrite(m *Model, revision string) (*bundle.Bundle, map[string]any, error) {
+	b, tablesJSON, err := assemble(m, revision, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	tables := grantTables(m)
-	if revision == "" {
-		if revision, err = digest(m, mods, tables); err != nil {
-			return nil, err
+	return b, map[string]any{"hcp": map[string]any{"grants": json.RawMessage(tablesJSON)}}, nil
+}
+
+// assemble builds the bundle of m and, when asked or when the default
+// revision needs them for its digest, the JSON of its grant tables.
+func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, []byte, error) {
+	// The grant tables, and their JSON, are made beside the modules:
+	// neither reads the other, and the tables are one piece of work that
+	// the modules' CPUs would otherwise wait for.
+	var (
+		tables     map[string]any
+		tablesJSON []byte
+		tablesErr  error
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tables = grantTables(m)
+		if revision == "" || wantJSON {
+			tablesJSON, tablesErr = json.Marshal(tables)
 		}
+	}()
+	mods, err := modules(m)
+	<-done
+	if err != nil {
+		return nil, nil, err
+	}
+	if tablesErr != nil {
+		return nil, nil, fmt.Errorf("encode grant tables: %w", tablesErr)
+	}
+	if revision == "" {
+		revision = digest(m, mods, sha256.Sum256(tablesJSON))
 	}
 	b := &bundle.Bundle{
 		Manifest: manifest(m, revision),
@@ -48,7 +85,7 @@ func Compile(m *Model, revision string) (*bundle.Bundle, error) {
 	for _, mod := range mods {
 		b.Modules = append(b.Modules, bundle.ModuleFile{URL: "/" + mod.Path, Path: "/" + mod.Path, Raw: mod.Source})
 	}
-	return b, nil
+	return b, tablesJSON, nil
 }
 
 // modules returns every module of m's bundle, sorted by path: the
@@ -108,11 +145,11 @@ func sourceDigests(m *Model) map[string]any {
 
 // digest is the default revision of m's bundle: the first 16 hex digits
 // of a sha256 over what the bundle holds, namely every module's path and
-// bytes, the grant tables, and every source file's path and sha256 with
-// the grant files' order (which decides provenance). A bundle with other
-// content has another revision, even when only the hcp-rego that made it
-// changed.
-func digest(m *Model, mods []Module, tables map[string]any) (string, error) {
+// bytes, the grant tables (tableSum, the sha256 of their JSON), and every
+// source file's path and sha256 with the grant files' order (which
+// decides provenance). A bundle with other content has another revision, even
+// when only the hcp-rego that made it changed.
+func digest(m *Model, mods []Module, tableSum [sha256.Size]byte) string {
 	h := sha256.New()
 	files := sourceDigests(m)
 	for _, path := range slices.Sorted(maps.Keys(files)) {
@@ -122,10 +159,6 @@ func digest(m *Model, mods []Module, tables map[string]any) (string, error) {
 	for _, mod := range mods {
 		fmt.Fprintf(h, "%s %x\n", mod.Path, sha256.Sum256(mod.Source))
 	}
-	data, err := json.Marshal(tables)
-	if err != nil {
-		return "", fmt.Errorf("encode grant tables: %w", err)
-	}
-	fmt.Fprintf(h, "data %x\n", sha256.Sum256(data))
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	fmt.Fprintf(h, "data %x\n", tableSum)
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }

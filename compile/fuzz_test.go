@@ -22,8 +22,10 @@ import (
 // that fits it) to a temporary folder and loads it as hcp-rego does. No
 // input may panic; every error must be a source error naming one of the
 // files, at a position inside it or at none; a model that loads must hold
-// the invariants below; and a model that also lints clean must compile to
-// a bundle whose decisions the Go reference agrees with (fuzz_decide_test.go).
+// the invariants below; and a model that also lints clean must generate
+// modules formatted as format.Source formats them (format_test.go) and
+// compile to a bundle whose decisions the Go reference agrees with
+// (fuzz_decide_test.go).
 
 // addSeeds adds every file matching the patterns, and the small hostile
 // files every loader must refuse, to the corpus.
@@ -121,6 +123,7 @@ func checkPack(t *testing.T, manifest, policy []byte) {
 	if err != nil {
 		t.Fatalf("a pack that lints clean fails with a default grant on it: %v", err)
 	}
+	checkFormatted(t, m)
 	agree(t, m)
 }
 

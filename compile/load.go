@@ -24,10 +24,7 @@ func Load(packDirs, grantFiles []string) *Sources {
 	packDirs, grantFiles = onceEach(slices.Clone(packDirs)), onceEach(slices.Clone(grantFiles))
 	m := &Sources{contents: contents{grantDigests: map[string]string{}, byID: map[string]*Pack{}}}
 	var errs source.Errors
-	packs := inParallel(packDirs, func(dir string) loaded[*Pack] {
-		p, err := loadPack(dir)
-		return loaded[*Pack]{p, "", err}
-	})
+	packs, files := loadAll(packDirs, grantFiles)
 	for i, r := range packs {
 		errs.Merge(packDirs[i], r.err)
 		p := r.value
@@ -44,10 +41,6 @@ func Load(packDirs, grantFiles []string) *Sources {
 		m.byID[p.ID] = p
 		m.packs = append(m.packs, p)
 	}
-	files := inParallel(grantFiles, func(file string) loaded[[]*Grant] {
-		grants, sum, err := loadGrants(filepath.ToSlash(file))
-		return loaded[[]*Grant]{grants, sum, err}
-	})
 	for i, r := range files {
 		file := filepath.ToSlash(grantFiles[i])
 		if r.err != nil {
@@ -73,20 +66,32 @@ type loaded[T any] struct {
 	err   error
 }
 
-// inParallel applies load to every item on all CPUs and returns the
-// results in the items' order.
-func inParallel[T any](items []string, load func(string) loaded[T]) []loaded[T] {
-	out := make([]loaded[T], len(items))
+// loadAll reads every pack folder and grant file on all CPUs, in one
+// pool, and returns what each gave in the order given. Grant files are
+// started first: one file can hold every grant of a run, the largest
+// single piece of work, and the packs then share the other CPUs with it
+// rather than wait for it, or it for them.
+func loadAll(packDirs, grantFiles []string) ([]loaded[*Pack], []loaded[[]*Grant]) {
+	packs := make([]loaded[*Pack], len(packDirs))
+	files := make([]loaded[[]*Grant], len(grantFiles))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, item := range items {
+	for i, file := range grantFiles {
 		g.Go(func() error {
-			out[i] = load(item)
+			grants, sum, err := loadGrants(filepath.ToSlash(file))
+			files[i] = loaded[[]*Grant]{grants, sum, err}
+			return nil
+		})
+	}
+	for i, dir := range packDirs {
+		g.Go(func() error {
+			p, err := loadPack(dir)
+			packs[i] = loaded[*Pack]{p, "", err}
 			return nil
 		})
 	}
 	_ = g.Wait()
-	return out
+	return packs, files
 }
 
 // Open resolves PACK_DIR arguments (see PackDirs) and loads the sources

@@ -29,7 +29,7 @@ var gateWords = map[Gate]string{NoGate: "false", GateTrue: "true", GateAlways: "
 // splits back to itself on spaces, then, for a gated command, its preview
 // lines (PreviewText).
 func EncodeRow(r *Row) string {
-	text := fmt.Sprintf("%s %s %s %s %d", r.Operation, r.Land, gateWords[r.Gate], r.Capability(), r.Line)
+	text := r.Operation + " " + r.Land + " " + gateWords[r.Gate] + " " + r.Capability() + " " + strconv.Itoa(r.Line)
 	if stringTemplate(r.CLI) {
 		text += " | " + strings.Join(r.CLI, " ")
 	}

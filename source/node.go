@@ -43,15 +43,36 @@ type Node struct {
 	Text   string // the value of a String, the literal text of a Number
 	Items  []*Node
 
+	// fields maps each key of an object to its member. quickParse leaves
+	// it nil for a small object (up to smallObject members), whose
+	// members are found along Items: a map for each of a large grant
+	// file's hundred thousand grants cost more than it saved.
 	fields map[string]*Node
 }
+
+// smallObject is the most members an object has that quickParse does not
+// index by key.
+const smallObject = 8
 
 // Field returns the member of an object with the given key, or nil.
 func (n *Node) Field(key string) *Node {
 	if n == nil || n.Kind != Object {
 		return nil
 	}
-	return n.fields[key]
+	return n.member(key)
+}
+
+// member returns the member of the object n with the given key, or nil.
+func (n *Node) member(key string) *Node {
+	if n.fields != nil {
+		return n.fields[key]
+	}
+	for _, m := range n.Items {
+		if m.Key == key {
+			return m
+		}
+	}
+	return nil
 }
 
 // Str returns the value of a String node, or "" for any other node.
@@ -97,7 +118,7 @@ func (n *Node) Pointer(ptr string) *Node {
 		case n == nil:
 			return nil
 		case n.Kind == Object:
-			n = n.fields[seg]
+			n = n.member(seg)
 		case n.Kind == Array:
 			i, err := strconv.Atoi(seg)
 			if err != nil || i < 0 || i >= len(n.Items) {

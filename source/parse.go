@@ -206,6 +206,9 @@ func (p *parser) object(n *Node, depth int) error {
 		n.fields[key] = member
 		n.Items = append(n.Items, member)
 	}
+	if len(n.Items) <= smallObject {
+		n.fields = nil // the same tree as quickParse's
+	}
 	_, _, err := p.token() // '}'
 	return err
 }

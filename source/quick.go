@@ -78,10 +78,10 @@ func (q *quickParser) array(n *Node, depth int) bool {
 }
 
 // object reads the members of an object. jsontext refuses a duplicate key,
-// so every key is new here.
+// so every key is new here. Only an object of more than smallObject
+// members is indexed by key.
 func (q *quickParser) object(n *Node, depth int) bool {
 	n.Kind = Object
-	n.fields = map[string]*Node{}
 	for q.dec.PeekKind() != '}' {
 		start := q.next()
 		tok, err := q.dec.ReadToken()
@@ -95,8 +95,13 @@ func (q *quickParser) object(n *Node, depth int) bool {
 			return false
 		}
 		member.Key, member.KeyPos = key, keyPos
-		n.fields[key] = member
 		n.Items = append(n.Items, member)
+	}
+	if len(n.Items) > smallObject {
+		n.fields = make(map[string]*Node, len(n.Items))
+		for _, m := range n.Items {
+			n.fields[m.Key] = m
+		}
 	}
 	_, err := q.dec.ReadToken()
 	return err == nil

@@ -15,7 +15,7 @@ func builds(t *tools, sets map[string]*set) (table, error) {
 		title:  "Builds (`hcp-rego build` against `opa build -b` on our compiled output)",
 		header: []string{"set", "hcp-rego build", "peak memory", "opa build", "ratio", "per pack"},
 	}
-	for _, name := range []string{"g100", "small", "large", "g3000"} {
+	for _, name := range []string{"g100", "small", "large", "large1", "g3000"} {
 		s := sets[name]
 		s.bundle = filepath.Join(t.work, name+".tar.gz")
 		s.dir = filepath.Join(t.work, name+"-compiled")
@@ -41,7 +41,7 @@ func builds(t *tools, sets map[string]*set) (table, error) {
 		}
 		o, th := median(ours), median(theirs)
 		tb.rows = append(tb.rows, []string{
-			s.describe(), seconds(o), mib(peakKB), seconds(th),
+			s.describeFiles(), seconds(o), mib(peakKB), seconds(th),
 			ratio(o, th), fmt.Sprintf("%.1f ms", 1000*o/float64(s.spec.Packs)),
 		})
 	}

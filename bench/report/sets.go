@@ -17,19 +17,23 @@ type set struct {
 }
 
 // The sets: small and large for latency (a decision must cost the same on
-// both), and three sizes for build growth.
+// both), three sizes for build growth, and large1, the large set with all
+// its grants in one grant file (a build must keep within 1.5x OPA's when
+// one file holds them all).
 var standardSizes = map[string]largeset.Spec{
-	"small": {Packs: 60, Verbs: 50, Triggers: 2, Grants: 1000, GrantFiles: 1, Seed: 1},
-	"large": {Packs: 1000, Verbs: 50, Triggers: 2, Grants: 100_000, GrantFiles: 10, Seed: 1},
-	"g100":  {Packs: 100, Verbs: 50, Triggers: 2, Grants: 10_000, GrantFiles: 1, Seed: 2},
-	"g3000": {Packs: 3000, Verbs: 50, Triggers: 2, Grants: 300_000, GrantFiles: 30, Seed: 2},
+	"small":  {Packs: 60, Verbs: 50, Triggers: 2, Grants: 1000, GrantFiles: 1, Seed: 1},
+	"large":  {Packs: 1000, Verbs: 50, Triggers: 2, Grants: 100_000, GrantFiles: 10, Seed: 1},
+	"large1": {Packs: 1000, Verbs: 50, Triggers: 2, Grants: 100_000, GrantFiles: 1, Seed: 1},
+	"g100":   {Packs: 100, Verbs: 50, Triggers: 2, Grants: 10_000, GrantFiles: 1, Seed: 2},
+	"g3000":  {Packs: 3000, Verbs: 50, Triggers: 2, Grants: 300_000, GrantFiles: 30, Seed: 2},
 }
 
 var quickSizes = map[string]largeset.Spec{
-	"small": {Packs: 10, Verbs: 20, Triggers: 2, Grants: 200, GrantFiles: 1, Seed: 1},
-	"large": {Packs: 100, Verbs: 50, Triggers: 2, Grants: 10_000, GrantFiles: 2, Seed: 1},
-	"g100":  {Packs: 20, Verbs: 50, Triggers: 2, Grants: 2_000, GrantFiles: 1, Seed: 2},
-	"g3000": {Packs: 300, Verbs: 50, Triggers: 2, Grants: 30_000, GrantFiles: 3, Seed: 2},
+	"small":  {Packs: 10, Verbs: 20, Triggers: 2, Grants: 200, GrantFiles: 1, Seed: 1},
+	"large":  {Packs: 100, Verbs: 50, Triggers: 2, Grants: 10_000, GrantFiles: 2, Seed: 1},
+	"large1": {Packs: 100, Verbs: 50, Triggers: 2, Grants: 10_000, GrantFiles: 1, Seed: 1},
+	"g100":   {Packs: 20, Verbs: 50, Triggers: 2, Grants: 2_000, GrantFiles: 1, Seed: 2},
+	"g3000":  {Packs: 300, Verbs: 50, Triggers: 2, Grants: 30_000, GrantFiles: 3, Seed: 2},
 }
 
 func writeSets(dir string, sizes map[string]largeset.Spec) (map[string]*set, error) {
@@ -47,6 +51,17 @@ func writeSets(dir string, sizes map[string]largeset.Spec) (map[string]*set, err
 // describe says what a set holds.
 func (s *set) describe() string {
 	return fmt.Sprintf("%d packs x %d commands, %d grants", s.spec.Packs, s.spec.Verbs, s.spec.Grants)
+}
+
+// describeFiles says what a set holds and in how many grant files: the
+// builds table has two sets of the same size, one with its grants spread
+// over files and one with them all in one.
+func (s *set) describeFiles() string {
+	files := "files"
+	if len(s.files.GrantFiles) == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("%s in %d %s", s.describe(), len(s.files.GrantFiles), files)
 }
 
 // args are the hcp-rego arguments for the set.
