@@ -20,7 +20,7 @@ import (
 // format them again (which also proves that each parses as Rego v1).
 func checkFormatted(t *testing.T, m *compile.Model) {
 	t.Helper()
-	for _, p := range m.Packs {
+	for _, p := range m.Packs() {
 		mod, err := compile.PackModule(p)
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +89,7 @@ func TestPackModulesFormattedEdges(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if mod, _ := compile.PackModule(m.Packs[0]); !bytes.Contains(mod.Source, append([]byte("\n"), was...)) {
+				if mod, _ := compile.PackModule(m.Packs()[0]); !bytes.Contains(mod.Source, append([]byte("\n"), was...)) {
 					t.Errorf("package line of %q differs from the formatted %s", id, was)
 				}
 			})
