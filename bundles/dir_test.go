@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,9 +21,11 @@ func dirTree() []string {
 	for _, mod := range library.Modules() {
 		tree = append(tree, mod.Path)
 	}
+	tree = append(tree, "hcp/authz/data.json")
+	slices.Sort(tree)
 	return append(tree,
 		"hcp/grants", "hcp/grants/data.json",
-		"hcp/packs", "hcp/packs/ledger", "hcp/packs/ledger/pack.rego",
+		"hcp/packs", "hcp/packs/data.json", "hcp/packs/ledger", "hcp/packs/ledger/pack.rego",
 		"hcp/packs/mail", "hcp/packs/mail/pack.rego",
 		"hcp/packs/workspace", "hcp/packs/workspace/pack.rego")
 }

@@ -45,7 +45,22 @@ func CompileToWrite(m *Model, revision string) (*bundle.Bundle, map[string]any, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return b, map[string]any{"hcp": map[string]any{"grants": json.RawMessage(tablesJSON)}}, nil
+	return b, bundleData(json.RawMessage(tablesJSON)), nil
+}
+
+// bundleData is the bundle's data: the grant tables at hcp.grants, and an
+// empty object at each of the two roots that hold only modules. OPA checks
+// each rule's path against the data when it activates a bundle
+// (ast.CheckPathConflicts), reading up from the path to the first value it
+// finds; when a sidecar replaces a revision, that read of data.hcp copies
+// all of it, grant tables and all, once for each rule: minutes for the
+// large set. With hcp.authz and hcp.packs present, the read stops there.
+func bundleData(tables any) map[string]any {
+	return map[string]any{"hcp": map[string]any{
+		"authz":  map[string]any{},
+		"packs":  map[string]any{},
+		"grants": tables,
+	}}
 }
 
 // assemble builds the bundle of m and, when asked or when the default
@@ -80,7 +95,7 @@ func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, []byte,
 	}
 	b := &bundle.Bundle{
 		Manifest: manifest(m, revision),
-		Data:     map[string]any{"hcp": map[string]any{"grants": tables}},
+		Data:     bundleData(tables),
 	}
 	for _, mod := range mods {
 		b.Modules = append(b.Modules, bundle.ModuleFile{URL: "/" + mod.Path, Path: "/" + mod.Path, Raw: mod.Source})
