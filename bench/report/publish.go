@@ -70,7 +70,7 @@ func publishing(t *tools, sets map[string]*set) (table, error) {
 		[]string{fmt.Sprintf("push, large bundle (%d KB compressed)", size>>10), seconds(median(push))},
 		[]string{"pull and check, large bundle", seconds(median(pull))},
 		[]string{fmt.Sprintf("push to active revision on a sidecar polling every %d s", pollSeconds), rollout})
-	tb.notes = append(tb.notes, fmt.Sprintf("The polling interval adds up to %d s to the rollout, half of it on average; the rest is the push, OPA's download and its activation of the new revision, which replaces the old one: far slower than a fresh start (OPA activation, above), as OPA's path-conflict check (ast.CheckPathConflicts, storage.NonEmpty) reads, and its in-memory store deep-copies, data.hcp with the grant tables once for each module path.", pollSeconds))
+	tb.notes = append(tb.notes, fmt.Sprintf("The polling interval adds up to %d s to the rollout, half of it on average; the rest is the push, OPA's download and its activation of the new revision, which replaces the old one: far slower than a fresh start (OPA activation, above), as OPA's path-conflict check (ast.CheckPathConflicts, storage.NonEmpty) reads, and its in-memory store deep-copies, data.hcp with the grant tables once for each rule while it compiles the new revision (docs/bundles.md).", pollSeconds))
 	return tb, nil
 }
 
