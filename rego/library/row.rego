@@ -4,12 +4,13 @@ package hcp.authz
 # _row_text is the row's text: "operation land confirm capability line",
 # then " | " and the cli template for commands that have one, then, for a
 # gated command, a line with the template's sprintf format and a line for
-# each argument name (compile.EncodeRow). Each reference names one rule of
-# the pack's module, so that evaluation never builds the whole module as a
-# document.
-_row_text := data.hcp.packs[input.pack_id].verbs[input.verb_key] if {
+# each argument name (compile.EncodeRow). A pack's module holds one rule,
+# pack, whose value is written out in full: evaluation reads it as it is,
+# never builds the package as a document, and OPA checks one rule path a
+# pack when a sidecar replaces a revision (docs/bundles.md).
+_row_text := data.hcp.packs[input.pack_id].pack.verbs[input.verb_key] if {
 	_ = input.verb_key
-} else := data.hcp.packs[input.pack_id].stimuli[input.stimulus]
+} else := data.hcp.packs[input.pack_id].pack.stimuli[input.stimulus]
 
 # _row is the row decoded, in one rule (each rule a decision evaluates
 # costs it more than the builtins in its body): its fields, where it
@@ -22,7 +23,7 @@ _row := {
 	"gate": words[2],
 	"confirm": {"false": false, "true": true, "always": "always"}[words[2]],
 	"capability": words[3],
-	"source": concat(":", [data.hcp.packs[input.pack_id].policy_file, words[4]]),
+	"source": concat(":", [data.hcp.packs[input.pack_id].pack.policy_file, words[4]]),
 	"head": lines[0],
 	"format": concat("", array.slice(lines, 1, 2)),
 	"names": array.slice(lines, 2, count(lines)),
@@ -37,4 +38,4 @@ _row := {
 _row_template := substring(_row.head, i + 3, -1) if {
 	i := indexof(_row.head, " | ")
 	i >= 0
-} else := data.hcp.packs[input.pack_id].cli[input.verb_key]
+} else := data.hcp.packs[input.pack_id].pack.cli[input.verb_key]
