@@ -27,16 +27,30 @@ import (
 // are erased and data.hcp is the first value whatever the bundle holds;
 // docs/bundles.md says what that costs.)
 func TestReplacingActivationReadsNoGrantTables(t *testing.T) {
-	few, many := hcpReads(t, 4), hcpReads(t, 40)
+	few, many := hcpReads(t, 4, false), hcpReads(t, 40, false)
 	if many > few {
 		t.Errorf("replacing a revision read data.hcp %d times with 40 packs and %d with 4: once a rule, each read copying the grant tables", many, few)
 	}
 	t.Logf("data.hcp read %d times with 4 packs, %d with 40", few, many)
 }
 
+// TestReplacingActivationChecksOneRuleAPack replaces a revision as OPA's
+// bundle plugin does, with a compiler that checks rule paths against the
+// data while the old revision's roots are erased: there every check copies
+// data.hcp, whatever the bundle holds, so a pack's module must add one
+// rule path, not one a member.
+func TestReplacingActivationChecksOneRuleAPack(t *testing.T) {
+	few, many := hcpReads(t, 4, true), hcpReads(t, 40, true)
+	if many-few > 40-4 {
+		t.Errorf("replacing a revision read data.hcp %d times with 40 packs and %d with 4: more than once a pack", many, few)
+	}
+	t.Logf("data.hcp read %d times with 4 packs, %d with 40", few, many)
+}
+
 // hcpReads is how often replacing a revision of a generated set of packs
-// reads data.hcp whole.
-func hcpReads(t *testing.T, packs int) int {
+// reads data.hcp whole; with plugin, the compiler checks rule paths
+// against the data as the bundle plugin's does.
+func hcpReads(t *testing.T, packs int, plugin bool) int {
 	t.Helper()
 	set, err := largeset.Write(t.TempDir(), largeset.Spec{Packs: packs, Verbs: 10, Triggers: 2, Grants: 200, GrantFiles: 1, Seed: 4})
 	if err != nil {
@@ -63,7 +77,11 @@ func hcpReads(t *testing.T, packs int) int {
 		}
 		store.counting = i == 1
 		txn := storage.NewTransactionOrDie(ctx, store, storage.WriteParams)
-		if err := bundle.Activate(&bundle.ActivateOpts{Ctx: ctx, Store: store, Txn: txn, Compiler: ast.NewCompiler(),
+		compiler := ast.NewCompiler()
+		if plugin {
+			compiler = compiler.WithPathConflictsCheck(storage.NonEmpty(ctx, store, txn)).WithPathConflictsCheckRoots(*read.Manifest.Roots)
+		}
+		if err := bundle.Activate(&bundle.ActivateOpts{Ctx: ctx, Store: store, Txn: txn, Compiler: compiler,
 			Metrics: metrics.New(), Bundles: map[string]*bundle.Bundle{"hcp": &read}}); err != nil {
 			t.Fatalf("activate %s: %v", revision, err)
 		}
