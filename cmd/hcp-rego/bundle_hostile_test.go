@@ -150,14 +150,11 @@ func TestBundleModuleNamePrintable(t *testing.T) {
 	}
 }
 
-// TestBundleTypeErrorNamed checks that a module of a bundle that parses
-// but does not type-check is named inside the bundle, after the bundle's
-// path, with a control character in its name quoted, its errors in line
-// order.
-func TestBundleTypeErrorNamed(t *testing.T) {
-	dir, _ := fixture(t, nil)
-	good := buildGood(t, dir)
-	bundle := tarball(t, dir, func(w io.Writer) {
+// withFile writes, in dir, the bundle good with one more file, name,
+// holding body, and returns its path.
+func withFile(t *testing.T, dir string, good []byte, name string, body []byte) string {
+	t.Helper()
+	return tarball(t, dir, func(w io.Writer) {
 		zr, err := gzip.NewReader(bytes.NewReader(good))
 		if err != nil {
 			t.Fatal(err)
@@ -174,11 +171,21 @@ func TestBundleTypeErrorNamed(t *testing.T) {
 			tw.WriteHeader(h)
 			io.Copy(tw, tr)
 		}
-		src := "package hcp.authz\n\nyy := nofn(1)\n" + strings.Repeat("\n", 7) + "zz := nofn(2)\n"
-		tw.WriteHeader(&tar.Header{Name: "/hcp/authz/x\x1b[31m.rego", Mode: 0o644, Size: int64(len(src))})
-		tw.Write([]byte(src))
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body))})
+		tw.Write(body)
 		tw.Close()
 	})
+}
+
+// TestBundleTypeErrorNamed checks that a module of a bundle that parses
+// but does not type-check is named inside the bundle, after the bundle's
+// path, with a control character in its name quoted, its errors in line
+// order.
+func TestBundleTypeErrorNamed(t *testing.T) {
+	dir, _ := fixture(t, nil)
+	good := buildGood(t, dir)
+	src := "package hcp.authz\n\nyy := nofn(1)\n" + strings.Repeat("\n", 7) + "zz := nofn(2)\n"
+	bundle := withFile(t, dir, good, "/hcp/authz/x\x1b[31m.rego", []byte(src))
 	o := runInProcess(t, 0, "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
 	want := bundle + `: "hcp/authz/x\x1b[31m.rego":3:7: undefined function nofn` + "\n" +
 		bundle + `: "hcp/authz/x\x1b[31m.rego":11:7: undefined function nofn` + "\n"
@@ -287,27 +294,7 @@ func TestHostileBundleTotal(t *testing.T) {
 func TestMaxBundleBytes(t *testing.T) {
 	dir, _ := fixture(t, nil)
 	good := buildGood(t, dir)
-	bundle := tarball(t, dir, func(w io.Writer) {
-		zr, err := gzip.NewReader(bytes.NewReader(good))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, tw := tar.NewReader(zr), tar.NewWriter(w)
-		for {
-			h, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			tw.WriteHeader(h)
-			io.Copy(tw, tr)
-		}
-		tw.WriteHeader(&tar.Header{Name: "/pad.txt", Mode: 0o644, Size: 65 << 20})
-		tw.Write(make([]byte, 65<<20))
-		tw.Close()
-	})
+	bundle := withFile(t, dir, good, "/pad.txt", make([]byte, 65<<20))
 	input := filepath.Join(dir, "input.json")
 	o := runWithin(t, bundleBound, "eval", "--bundle", bundle, "--input", input)
 	want := bundle + ": bundle refused: pad.txt is larger than the limit of 64 MiB for one file; --max-bundle-bytes raises it\n"
