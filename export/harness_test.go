@@ -112,20 +112,31 @@ type harnessCase struct {
 	tampered bool
 }
 
+// namedMatrix is a matrix to export from, with the server name its files
+// use.
+type namedMatrix struct {
+	name, server string
+	mx           *matrix.Matrix
+}
+
+// exampleMatrices are the matrices the export tests read: seed 004's
+// example (server hub), and the example packs without a tenant and for
+// tenant acme (server my-hub).
+func exampleMatrices(t *testing.T) []namedMatrix {
+	return []namedMatrix{
+		{"seed004", "hub", seedMatrix(t)},
+		{"packs", "my-hub", exampleMatrix(t, "")},
+		{"packs-acme", "my-hub", exampleMatrix(t, "acme")},
+	}
+}
+
 // harnessCases exports harness h's file for every subject of seed 004's
 // example (server hub) and of the example packs without a tenant and for
 // tenant acme (server my-hub), into dir.
 func harnessCases(t *testing.T, h Harness, dir string) []harnessCase {
 	t.Helper()
 	var cases []harnessCase
-	for _, ex := range []struct {
-		name, server string
-		mx           *matrix.Matrix
-	}{
-		{"seed004", "hub", seedMatrix(t)},
-		{"packs", "my-hub", exampleMatrix(t, "")},
-		{"packs-acme", "my-hub", exampleMatrix(t, "acme")},
-	} {
+	for _, ex := range exampleMatrices(t) {
 		for _, subject := range ex.mx.Subjects {
 			f, err := Export(ex.mx, subject, h, ex.server)
 			if err != nil {

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/hcp-rego/hcp-rego/matrix"
 )
 
 // The naming rule as Claude Code 2.1 and OpenCode 1.18 write it in their
@@ -116,14 +114,7 @@ func TestRegisteredNoteText(t *testing.T) {
 // gives one of the subject's tools, and every tool that no note leaves
 // unwritten has its rule.
 func TestNamesFollowHarnessCode(t *testing.T) {
-	for _, ex := range []struct {
-		name, server string
-		mx           *matrix.Matrix
-	}{
-		{"seed004", "hub", seedMatrix(t)},
-		{"packs", "my-hub", exampleMatrix(t, "")},
-		{"packs-acme", "my-hub", exampleMatrix(t, "acme")},
-	} {
+	for _, ex := range exampleMatrices(t) {
 		for _, subject := range ex.mx.Subjects {
 			for _, h := range []Harness{ClaudeCode, OpenCode} {
 				t.Run(ex.name+"/"+subject+"/"+string(h), func(t *testing.T) {
