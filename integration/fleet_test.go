@@ -104,6 +104,20 @@ func converge(t *testing.T, sidecars []*server, rev string) {
 	}
 }
 
+// twoRevisions starts a registry with no credentials and builds two
+// signed revisions of the example packs, r2 adding the default grants
+// (which change some answers): the registry, a Docker config for it, the
+// reference to push to, and the two bundle files.
+func twoRevisions(t *testing.T) (reg *registry, docker, ref, r1, r2 string) {
+	t.Helper()
+	reg = startRegistry(t, false)
+	docker = dockerConfig(t, reg.addr, "", "")
+	ref = reg.addr + "/policy/hcp:prod"
+	r1 = buildFile(t, exampleModel(t, acme), "r1", signingHCP)
+	r2 = buildFile(t, exampleModel(t, acme, defaults), "r2", signingHCP)
+	return reg, docker, ref, r1, r2
+}
+
 // TestFleetRollout pushes signed revisions to a real registry and proves
 // that two real OPA sidecars, polling it with the oci service type, pull
 // them and decide as each; that a push is reproducible and a bad one is
@@ -111,12 +125,7 @@ func converge(t *testing.T, sidecars []*server, rev string) {
 // pushed, verified, or nothing.
 func TestFleetRollout(t *testing.T) {
 	t.Parallel()
-	reg := startRegistry(t, false)
-	docker := dockerConfig(t, reg.addr, "", "")
-	ref := reg.addr + "/policy/hcp:prod"
-	signing := signingHCP
-	r1 := buildFile(t, exampleModel(t, acme), "r1", signing)
-	r2 := buildFile(t, exampleModel(t, acme, defaults), "r2", signing)
+	reg, docker, ref, r1, r2 := twoRevisions(t)
 	sidecars := startSidecars(t, ociSidecarConfig(t, reg.addr, ref))
 
 	// 1. r1, then r2: both sidecars run each and decide as each.
@@ -160,7 +169,7 @@ func TestFleetRollout(t *testing.T) {
 	// it was), pushed with the raw registry API: both sidecars refuse it
 	// and stay on r2, status shows r2 and the refusal, and
 	// --want-revision r3 exits 1.
-	tampered := tamperModule(t, readFile(t, buildFile(t, exampleModel(t, acme), "r3", signing)), "/hcp/authz/gate.rego")
+	tampered := tamperModule(t, readFile(t, buildFile(t, exampleModel(t, acme), "r3", signingHCP)), "/hcp/authz/gate.rego")
 	rawPush(t, reg.addr, "policy/hcp", "prod", tampered, "r3")
 	for _, s := range sidecars {
 		s.waitFor(t, "the refusal of the tampered r3", convergeTimeout, func() bool {

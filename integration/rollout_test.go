@@ -81,12 +81,7 @@ func ask(client *http.Client, url string, body []byte) answer {
 // and the policy row and grant that decided it.
 func TestRolloutUnderLoad(t *testing.T) {
 	t.Parallel()
-	reg := startRegistry(t, false)
-	docker := dockerConfig(t, reg.addr, "", "")
-	ref := reg.addr + "/policy/hcp:prod"
-	signing := signingHCP
-	r1 := buildFile(t, exampleModel(t, acme), "r1", signing)
-	r2 := buildFile(t, exampleModel(t, acme, defaults), "r2", signing)
+	reg, docker, ref, r1, r2 := twoRevisions(t)
 	config := maps.Clone(ociSidecarConfig(t, reg.addr, ref))
 	config["decision_logs"] = map[string]any{"console": true}
 	config["status"] = map[string]any{"console": true}
