@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -90,5 +91,34 @@ func TestAnswers(t *testing.T) {
 	Client{Bundle: "hcp"}.Watch(context.Background(), []string{without.URL}, "r9", 1500*time.Millisecond)
 	if d := time.Since(start); d < time.Second || d > 3*time.Second {
 		t.Errorf("Watch for 1.5s took %v", d)
+	}
+}
+
+// TestWatchEndsAtWait: a sidecar that answered the first round and then
+// stops answering must not hold Watch past its wait (each request may
+// take seconds, and a sidecar without the status plugin is asked three
+// times); the rows are those of the last whole round.
+func TestWatchEndsAtWait(t *testing.T) {
+	release := make(chan struct{})
+	var asked atomic.Int32
+	stalls := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/status" && asked.Add(1) > 1 {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Write([]byte(`{"result": {"bundles": {"hcp": {"active_revision": "r1"}}}}`))
+	}))
+	defer stalls.Close()
+	defer close(release)
+	start := time.Now()
+	rows := Client{Bundle: "hcp"}.Watch(context.Background(), []string{stalls.URL}, "r2", 1500*time.Millisecond)
+	if d := time.Since(start); d >= requestTimeout {
+		t.Errorf("Watch for 1.5s took %v: a stalled sidecar held it for a request's timeout", d)
+	}
+	if len(rows) != 1 || !rows[0].Reachable || rows[0].Revision != "r1" {
+		t.Errorf("rows %+v: want the first round's, r1", rows)
 	}
 }

@@ -26,21 +26,29 @@ func Converged(rows []Sidecar, want string) bool {
 // pollInterval is how often Watch asks again.
 const pollInterval = time.Second
 
-// Watch asks the sidecars until Converged(rows, want) or wait has passed
-// (asking once when wait is 0), and returns the last answers.
+// Watch asks the sidecars until Converged(rows, want) or wait has passed,
+// and returns the last answers of a whole round. The first round is
+// always whole (so wait 0 asks once); a later round that wait cuts short,
+// its sidecars not all answered, is not reported.
 func (c Client) Watch(ctx context.Context, urls []string, want string, wait time.Duration) []Sidecar {
 	deadline := time.Now().Add(wait)
-	for {
-		rows := c.Ask(ctx, urls)
-		if Converged(rows, want) || !time.Now().Add(pollInterval).Before(deadline) {
-			return rows
-		}
+	rows := c.Ask(ctx, urls)
+	for !Converged(rows, want) && time.Now().Add(pollInterval).Before(deadline) {
 		select {
 		case <-ctx.Done():
 			return rows
 		case <-time.After(pollInterval):
 		}
+		round, cancel := context.WithDeadline(ctx, deadline)
+		next := c.Ask(round, urls)
+		cut := round.Err() != nil
+		cancel()
+		if cut {
+			return rows
+		}
+		rows = next
 	}
+	return rows
 }
 
 // Report is what `status --format json` prints.
