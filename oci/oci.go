@@ -12,6 +12,7 @@
 package oci
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -109,6 +110,37 @@ const (
 	maxManifestSize = 1 << 20 // our manifest is well under 1 KiB
 )
 
+// idleTimeout ends a transfer in which no byte moves, either way, for so
+// long: a registry that stops in the middle of a body. (A variable, so
+// that a test can wait less.)
+var idleTimeout = 60 * time.Second
+
+// idleConn is a connection whose every read and write must move within
+// idle of the one before.
+type idleConn struct {
+	net.Conn
+	idle time.Duration
+}
+
+func (c idleConn) Read(p []byte) (int, error) {
+	c.Conn.SetDeadline(time.Now().Add(c.idle))
+	return c.Conn.Read(p)
+}
+
+func (c idleConn) Write(p []byte) (int, error) {
+	c.Conn.SetDeadline(time.Now().Add(c.idle))
+	return c.Conn.Write(p)
+}
+
+// dial opens connections that end when idle for idleTimeout.
+func dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{Timeout: dialTimeout}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return idleConn{Conn: c, idle: idleTimeout}, nil
+}
+
 // repository opens ref's repository with r's transport and credentials.
 func (r Remote) repository(ref Reference) (*remote.Repository, error) {
 	cred := r.Credentials
@@ -124,7 +156,7 @@ func (r Remote) repository(ref Reference) (*remote.Repository, error) {
 	}
 	transport := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: dialTimeout}).DialContext,
+		DialContext:           dial,
 		TLSHandshakeTimeout:   tlsTimeout,
 		ResponseHeaderTimeout: headerTimeout,
 		ForceAttemptHTTP2:     true,

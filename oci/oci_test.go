@@ -4,11 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/opencontainers/go-digest"
+	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote/auth"
@@ -166,5 +172,55 @@ func TestBundleLayer(t *testing.T) {
 	index := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageIndex}
 	if _, err := bundleLayer(index, manifest(layer)); err == nil {
 		t.Error("an index was taken for a manifest")
+	}
+}
+
+// TestPullStalledRegistry: a registry that sends the head of the bundle
+// layer and then nothing more ends the pull once no byte has moved for
+// idleTimeout, with an error, rather than holding it forever.
+func TestPullStalledRegistry(t *testing.T) {
+	defer func(was time.Duration) { idleTimeout = was }(idleTimeout)
+	idleTimeout = 300 * time.Millisecond
+	layer := content.NewDescriptorFromBytes(LayerMediaType, []byte("the bundle, which never comes whole"))
+	manifest, _ := json.Marshal(ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+		Config: ocispec.DescriptorEmptyJSON, Layers: []ocispec.Descriptor{layer}})
+	release := make(chan struct{})
+	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/manifests/r1"):
+			w.Header().Set("Content-Type", ocispec.MediaTypeImageManifest)
+			w.Header().Set("Docker-Content-Digest", digest.FromBytes(manifest).String())
+			w.Write(manifest)
+		case strings.HasSuffix(r.URL.Path, "/blobs/"+layer.Digest.String()):
+			w.Header().Set("Content-Length", fmt.Sprint(layer.Size))
+			w.Write([]byte("t"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer registry.Close()
+	defer close(release) // before Close, which waits for the stalled handler
+	ref, err := ParseReference(strings.TrimPrefix(registry.URL, "http://") + "/policy/hcp:r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noCredentials := func(context.Context, string) (auth.Credential, error) { return auth.EmptyCredential, nil }
+	done := make(chan error, 1)
+	go func() {
+		_, err := Remote{PlainHTTP: true, Credentials: noCredentials}.Pull(context.Background(), ref, 1<<20)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("a layer cut short was pulled")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the pull still waits on a stalled registry after 30 s")
 	}
 }
