@@ -164,6 +164,19 @@ func TestFleetRollout(t *testing.T) {
 	hcpRego(t, docker, "push", text, ref, "--plain-http").refused(t, "push of a text file", "bundle refused")
 	ext := writeFile(t, "ext.tar.gz", extTarball(t))
 	hcpRego(t, docker, "push", ext, ref, "--plain-http").refused(t, "push of another bundle", "not a bundle hcp-rego built")
+	kept := filepath.Join(t.TempDir(), "kept.tar.gz")
+	hcpRego(t, docker, "pull", ref, "-o", kept, "--plain-http").must(t, "pull after the refused pushes")
+	if !bytes.Equal(readFile(t, kept), readFile(t, r2)) {
+		t.Error("a refused push moved the tag off r2")
+	}
+	// A revision is the registry's text: pull prints it quoted when it
+	// holds a control character.
+	escaped := buildFile(t, exampleModel(t, acme), "r\x1b[31m4", nil)
+	hcpRego(t, docker, "push", escaped, reg.addr+"/policy/escaped:prod", "--plain-http").must(t, "push a revision with an escape")
+	said := hcpRego(t, docker, "pull", reg.addr+"/policy/escaped:prod", "-o", kept, "--plain-http").must(t, "pull a revision with an escape")
+	if strings.Contains(said, "\x1b") || !strings.Contains(said, `revision "r\x1b[31m4"`) {
+		t.Errorf("pull printed %q, want the revision quoted", said)
+	}
 
 	// 3. A tampered r3 (one module byte changed, the signature left as
 	// it was), pushed with the raw registry API: both sidecars refuse it

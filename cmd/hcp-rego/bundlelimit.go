@@ -12,7 +12,7 @@ import (
 )
 
 // bundleLimit is the --max-bundle-bytes flag of a command that reads a
-// bundle (eval --bundle; pull and replay --bundle to come): the most the
+// bundle (eval --bundle, pull, replay --bundle): the most the
 // bundle may hold uncompressed, in all, and a quarter of that a file
 // (bundles.LimitsOf; SPEC §5).
 type bundleLimit struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/oci"
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 type pullOptions struct {
@@ -75,7 +76,7 @@ func runPull(ctx context.Context, s streams, o pullOptions) error {
 	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
 		return badInput(err)
 	}
-	_, err = fmt.Fprintf(s.out, "wrote %s: revision %s%s\n", o.output, b.Manifest.Revision, verifiedNote(v))
+	_, err = fmt.Fprintf(s.out, "wrote %s: revision %s%s\n", o.output, source.Printable(b.Manifest.Revision), verifiedNote(v))
 	return err
 }
 
