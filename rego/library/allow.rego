@@ -53,8 +53,8 @@ _named_by(i, name) if _ = input.access.allow[i].limits[name]
 # at most 64 characters are equal by value (_number). The tokens are
 # strings, numbers, and the runs of anything else between them, so a
 # string never equals a number. The call's side is written and split once
-# a decision (_arg_json, _arg_tokens), not once a rule: a rule costs what
-# it holds, however long the argument.
+# a decision (_arg_json, _arg_tokens, _arg_token_numbers), not once a
+# rule: a rule costs what it holds, however long the argument.
 _pin_holds(i, name) if json.marshal(input.access.allow[i].args[name]) == _arg_json[name]
 
 _pin_holds(i, name) if {
@@ -64,7 +64,7 @@ _pin_holds(i, name) if {
 	got := _arg_tokens[name]
 	count(tokens) == count(got)
 	every k, t in tokens {
-		_same_token(t, got[k])
+		_same_token(t, name, k)
 	}
 }
 
@@ -74,11 +74,17 @@ _arg_tokens := {name: regex.find_n(_json_token, text, -1) | some name, text in _
 
 _arg_names := object.keys(_args)
 
+# _arg_token_numbers holds the value of each token of the call's arguments
+# that is a number of at most 64 characters, read once a decision.
+_arg_token_numbers := {name: {k: d | some k, t in tokens; d := _number(t)} | some name, tokens in _arg_tokens}
+
 _json_token := `"(?:[^"\\]|\\.)*"|-?[0-9][-+.eE0-9]*|[^-"0-9]+`
 
-_same_token(t, t)
+# _same_token holds when token t of a rule's pin is token k of the call's
+# argument name: the same text, or numbers of equal value.
+_same_token(t, name, k) if t == _arg_tokens[name][k]
 
-_same_token(a, b) if _number(a) == _number(b)
+_same_token(t, name, k) if _number(t) == _arg_token_numbers[name][k]
 
 # _limit_holds checks the shape of limit name of rule i, and the bound when
 # the call carries the argument.
