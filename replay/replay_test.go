@@ -284,3 +284,23 @@ func TestEventFields(t *testing.T) {
 		t.Fatalf("groups %+v", r.Groups)
 	}
 }
+
+// TestSameInputWrittenOtherwiseDecidedOnce: inputs that differ only in how
+// they are written (member order, spaces, a string's escapes) are one
+// input, decided once; a number written otherwise is another input, since
+// its text can change a decision (a preview keeps it).
+func TestSameInputWrittenOtherwiseDecidedOnce(t *testing.T) {
+	t.Parallel()
+	line := func(id, input string) string {
+		return fmt.Sprintf(`{"decision_id":%q,"path":"hcp/authz/decision","input":%s,"result":{"allow":true,"code":"allowed"}}`+"\n", id, input)
+	}
+	log := line("a", `{"now":"allowed","pack_id":"ledger","verb_key":"transfer","args":{"n":"x/y"}}`) +
+		line("b", `{ "args": {"n": "x\/y"}, "verb_key": "transfer", "pack_id": "l\u0065dger", "now": "allowed" }`) +
+		line("c", `{"now":"allowed","pack_id":"ledger","verb_key":"transfer","args":{"n":1.0}}`) +
+		line("d", `{"now":"allowed","pack_id":"ledger","verb_key":"transfer","args":{"n":1}}`)
+	var calls atomic.Int64
+	r := run(t, candidate(&calls), Options{}, log)
+	if calls.Load() != 3 || r.Decided != 3 {
+		t.Errorf("%d decisions (reported %d), want 3: a and b are one input, c and d two", calls.Load(), r.Decided)
+	}
+}
