@@ -2,8 +2,10 @@ package replay
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -283,8 +285,26 @@ func textOf(v any) string {
 	case nil:
 		return ""
 	case string:
-		return v
+		return kept(v)
 	}
 	text, _ := canonical(v)
-	return string(text)
+	return kept(string(text))
+}
+
+// keptLen is the most of a call's field, row or preview that replay keeps
+// of each distinct input and group: a logged input is the caller's, and a
+// megabyte verb_key in each of a few thousand events would otherwise be
+// held in full by each.
+const keptLen = 256
+
+// kept is s when it is at most keptLen bytes, else its first bytes, its
+// length and the start of its sha256: texts that differ stay different,
+// the same text kept the same way.
+func kept(s string) string {
+	if len(s) <= keptLen {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	head := strings.ToValidUTF8(s[:keptLen-64], "")
+	return fmt.Sprintf("%s… (%d bytes, sha256 %x)", head, len(s), sum[:8])
 }

@@ -116,24 +116,24 @@ func memberText(dec *jsontext.Decoder, name string) (string, error) {
 func rawText(v jsontext.Value) string {
 	if v.Kind() == '"' {
 		if s, err := jsontext.AppendUnquote(nil, v); err == nil {
-			return "s:" + string(s)
+			return kept("s:" + string(s))
 		}
 	}
 	var decoded any
 	if unmarshal(v, &decoded) != nil {
-		return "j:" + string(v)
+		return kept("j:" + string(v))
 	}
 	return valueText(decoded)
 }
 
 // valueText is the text a row or preview compares by: "s:" and a string,
-// or "j:" and the canonical JSON of any other value.
+// or "j:" and the canonical JSON of any other value, as kept keeps it.
 func valueText(v any) string {
 	if s, ok := v.(string); ok {
-		return "s:" + s
+		return kept("s:" + s)
 	}
 	text, _ := canonical(v)
-	return "j:" + string(text)
+	return kept("j:" + string(text))
 }
 
 // outcomeOf is the outcome of a decision document whose code is code.

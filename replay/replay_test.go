@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -303,4 +304,35 @@ func TestSameInputWrittenOtherwiseDecidedOnce(t *testing.T) {
 	if calls.Load() != 3 || r.Decided != 3 {
 		t.Errorf("%d decisions (reported %d), want 3: a and b are one input, c and d two", calls.Load(), r.Decided)
 	}
+}
+
+// TestLongCallFieldsKeptShort: a log of 600 events, each a distinct
+// 100 KB verb_key, keeps a short text of each (its head, length and
+// sha256) in the groups and the cache, so the report holds far less than
+// the 60 MB the keys take; the keys stay 600 groups.
+func TestLongCallFieldsKeptShort(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var log strings.Builder
+	for i := range 600 {
+		key := fmt.Sprintf("%06d%s", i, strings.Repeat("k", 100<<10))
+		fmt.Fprintf(&log, `{"decision_id":"e%d","path":"hcp/authz/decision","input":{"now":"unknown_command","pack_id":"ledger","verb_key":%q},"result":{"allow":true,"code":"allowed"}}`+"\n", i, key)
+	}
+	r := run(t, candidate(nil), Options{}, log.String())
+	log.Reset()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if held := int64(after.HeapAlloc) - int64(before.HeapAlloc); held > 16<<20 {
+		t.Errorf("the report of 600 events with 100 KB keys holds %d MiB, more than 16", held>>20)
+	}
+	if len(r.Groups) != 600 {
+		t.Errorf("%d groups, want 600: keys kept short must stay distinct", len(r.Groups))
+	}
+	for _, g := range r.Groups {
+		if len(g.Key) > 2*keptLen {
+			t.Fatalf("a group keeps a key of %d bytes", len(g.Key))
+		}
+	}
+	runtime.KeepAlive(r)
 }
