@@ -21,7 +21,7 @@ func (r *Report) LastLine() string {
 }
 
 // notes are the lines between the table and the last line: the skipped
-// events by reason, and a capped cache.
+// events by reason, a capped cache and groups left unlisted.
 func (r *Report) notes() []string {
 	var out []string
 	if s := r.Skipped; s.Total() > 0 {
@@ -31,7 +31,16 @@ func (r *Report) notes() []string {
 	if r.CacheCapped > 0 {
 		out = append(out, fmt.Sprintf("note: more than %d distinct inputs; beyond that many the cache of decisions was full and some inputs were decided more than once", r.CacheCapped))
 	}
+	if r.GroupsCapped > 0 {
+		out = append(out, r.GroupsNote())
+	}
 	return out
+}
+
+// GroupsNote says that the report lists only some groups, and how many
+// changed decisions the others hold.
+func (r *Report) GroupsNote() string {
+	return fmt.Sprintf("note: more than %d groups; the table lists %d, widened first, and %d changed decisions are in groups it does not list (the counts below hold them all)", r.GroupsCapped, len(r.Groups), r.Unlisted())
 }
 
 var tableHeader = []string{"CHANGE", "COUNT", "PACK", "KIND", "KEY", "FROM", "TO", "EXAMPLE"}

@@ -50,6 +50,7 @@ type Options struct {
 	Workers        int // decisions in parallel; GOMAXPROCS when 0
 	MaxRecordBytes int // the longest event; DefaultMaxRecordBytes when 0
 	MaxCached      int // distinct inputs cached; DefaultMaxCached when 0
+	MaxGroups      int // groups listed; DefaultMaxGroups when 0
 	// Progress, when set, is called now and then, and once at the end,
 	// from one goroutine.
 	Progress func(Progress)
@@ -88,6 +89,20 @@ type Report struct {
 	// the cache holds, so that some inputs were decided more than once;
 	// 0 otherwise.
 	CacheCapped int
+	// GroupsCapped is MaxGroups when there were more groups than a report
+	// lists, so that some changed decisions are in no listed group (see
+	// Unlisted); 0 otherwise.
+	GroupsCapped int
+}
+
+// Unlisted is the number of changed decisions (narrowed, widened or
+// changed) that no listed group counts.
+func (r *Report) Unlisted() int64 {
+	n := r.Narrowed + r.Widened + r.Changed
+	for _, g := range r.Groups {
+		n -= g.Count
+	}
+	return n
 }
 
 // Skipped counts the events that do not replay, by reason.
@@ -129,12 +144,12 @@ func Run(ctx context.Context, decide Decide, logs []Log, o Options) (*Report, er
 		workers.Add(1)
 		g.Go(func() error {
 			defer workers.Done()
-			return work(ctx, c, batches, tallies)
+			return work(ctx, c, o.MaxGroups, batches, tallies)
 		})
 	}
 	go func() { workers.Wait(); close(tallies) }()
 	stop := startProgress(o.Progress, &read, &c.decided)
-	total := newTally()
+	total := newTally(o.MaxGroups)
 	for t := range tallies {
 		total.merge(t)
 	}
@@ -159,6 +174,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxCached <= 0 {
 		o.MaxCached = DefaultMaxCached
+	}
+	if o.MaxGroups <= 0 {
+		o.MaxGroups = DefaultMaxGroups
 	}
 	return o
 }
@@ -264,8 +282,8 @@ func send[T any](ctx context.Context, out chan<- T, v T) error {
 
 // work classifies and decides the records of each batch it takes, and
 // sends its tally of them all at the end.
-func work(ctx context.Context, c *cache, in <-chan batch, out chan<- *tally) error {
-	t := newTally()
+func work(ctx context.Context, c *cache, maxGroups int, in <-chan batch, out chan<- *tally) error {
+	t := newTally(maxGroups)
 	for b := range in {
 		if err := ctx.Err(); err != nil {
 			return err

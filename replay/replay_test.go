@@ -238,6 +238,63 @@ func TestCacheCapped(t *testing.T) {
 	}
 }
 
+// TestGroupsCapped: past MaxGroups the report lists the groups first by
+// rank, widened first, each with its exact count, the same whatever the
+// workers, and counts the changed decisions it does not list.
+func TestGroupsCapped(t *testing.T) {
+	t.Parallel()
+	log := bigLog(20000, 900)
+	whole := run(t, candidate(nil), Options{}, log)
+	type id struct{ pack, kind, key, from, to string }
+	counts := map[id]int64{}
+	widened := 0
+	for _, g := range whole.Groups {
+		counts[id{g.PackID, g.Kind, g.Key, g.From, g.To}] = g.Count
+		if g.Change == Widened {
+			widened++
+		}
+	}
+	const max = 12
+	if whole.GroupsCapped != 0 || widened <= max || len(whole.Groups) <= 2*max {
+		t.Fatalf("the log gives %d groups (%d widened, capped %d): the test needs more than %d widened", len(whole.Groups), widened, whole.GroupsCapped, max)
+	}
+	if r := run(t, candidate(nil), Options{MaxGroups: len(whole.Groups)}, log); r.GroupsCapped != 0 {
+		t.Errorf("as many groups as the cap: capped %d, want 0", r.GroupsCapped)
+	}
+	var first []byte
+	for _, workers := range []int{1, 2, 3, 8} {
+		r := run(t, candidate(nil), Options{Workers: workers, MaxGroups: max}, log)
+		if len(r.Groups) != max || r.GroupsCapped != max {
+			t.Fatalf("%d workers: %d groups listed, capped %d; want %d", workers, len(r.Groups), r.GroupsCapped, max)
+		}
+		if r.Widened != whole.Widened || r.Narrowed != whole.Narrowed || r.Changed != whole.Changed {
+			t.Errorf("%d workers: counts %s, want %s", workers, r.LastLine(), whole.LastLine())
+		}
+		unlisted := r.Widened + r.Narrowed + r.Changed
+		for _, g := range r.Groups {
+			if want := counts[id{g.PackID, g.Kind, g.Key, g.From, g.To}]; g.Count != want || g.Change != Widened {
+				t.Errorf("%d workers: listed %+v, want a widened group counting %d", workers, g, want)
+			}
+			unlisted -= counts[id{g.PackID, g.Kind, g.Key, g.From, g.To}]
+		}
+		if r.Unlisted() != unlisted || !strings.Contains(r.GroupsNote(), fmt.Sprintf(" %d changed decisions", unlisted)) {
+			t.Errorf("%d workers: %d unlisted (%q), want %d", workers, r.Unlisted(), r.GroupsNote(), unlisted)
+		}
+		var out bytes.Buffer
+		if err := WritePretty(&out, r); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = out.Bytes()
+		} else if !bytes.Equal(out.Bytes(), first) {
+			t.Fatalf("%d workers give another report:\n%s\nthan 1 worker:\n%s", workers, out.Bytes(), first)
+		}
+	}
+	if !bytes.Contains(first, []byte("note: more than 12 groups")) {
+		t.Errorf("the pretty report does not say the groups are capped:\n%s", first)
+	}
+}
+
 // TestGroupOrder: widened, then narrowed, then changed, then by count.
 func TestGroupOrder(t *testing.T) {
 	t.Parallel()
@@ -306,33 +363,47 @@ func TestSameInputWrittenOtherwiseDecidedOnce(t *testing.T) {
 	}
 }
 
-// TestLongCallFieldsKeptShort: a log of 600 events, each a distinct
-// 100 KB verb_key, keeps a short text of each (its head, length and
-// sha256) in the groups and the cache, so the report holds far less than
-// the 60 MB the keys take; the keys stay 600 groups.
-func TestLongCallFieldsKeptShort(t *testing.T) {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	var log strings.Builder
-	for i := range 600 {
-		key := fmt.Sprintf("%06d%s", i, strings.Repeat("k", 100<<10))
-		fmt.Fprintf(&log, `{"decision_id":"e%d","path":"hcp/authz/decision","input":{"now":"unknown_command","pack_id":"ledger","verb_key":%q},"result":{"allow":true,"code":"allowed"}}`+"\n", i, key)
+// TestLongFieldsKeptShort: a log of 600 events, each with a distinct
+// 100 KB verb_key, logged code or decision_id, keeps a short text of each
+// (its head, length and sha256) in the groups and the cache, so the report
+// holds far less than the 60 MB the texts take; distinct keys and codes
+// stay 600 groups.
+func TestLongFieldsKeptShort(t *testing.T) {
+	const line = `{"decision_id":%q,"path":"hcp/authz/decision","input":{"now":"unknown_command","pack_id":"ledger","verb_key":%q},"result":{"allow":true,"code":%q}}` + "\n"
+	for _, tt := range []struct {
+		name       string
+		fields     func(long string) (id, key, code string)
+		wantGroups int
+	}{
+		{"verb_key", func(long string) (string, string, string) { return long[:6], long, "allowed" }, 600},
+		{"logged code", func(long string) (string, string, string) { return long[:6], "transfer", long }, 600},
+		{"decision_id", func(long string) (string, string, string) { return long, "transfer", "allowed" }, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			var log strings.Builder
+			for i := range 600 {
+				id, key, code := tt.fields(fmt.Sprintf("%06d%s", i, strings.Repeat("k", 100<<10)))
+				fmt.Fprintf(&log, line, id, key, code)
+			}
+			r := run(t, candidate(nil), Options{}, log.String())
+			log.Reset()
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			if held := int64(after.HeapAlloc) - int64(before.HeapAlloc); held > 16<<20 {
+				t.Errorf("the report of 600 events with a 100 KB %s holds %d MiB, more than 16", tt.name, held>>20)
+			}
+			if len(r.Groups) != tt.wantGroups {
+				t.Errorf("%d groups, want %d: texts kept short must stay distinct", len(r.Groups), tt.wantGroups)
+			}
+			for _, g := range r.Groups {
+				if longest := max(len(g.Key), len(g.From), len(g.Example)); longest > 2*keptLen {
+					t.Fatalf("a group keeps a text of %d bytes", longest)
+				}
+			}
+			runtime.KeepAlive(r)
+		})
 	}
-	r := run(t, candidate(nil), Options{}, log.String())
-	log.Reset()
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	if held := int64(after.HeapAlloc) - int64(before.HeapAlloc); held > 16<<20 {
-		t.Errorf("the report of 600 events with 100 KB keys holds %d MiB, more than 16", held>>20)
-	}
-	if len(r.Groups) != 600 {
-		t.Errorf("%d groups, want 600: keys kept short must stay distinct", len(r.Groups))
-	}
-	for _, g := range r.Groups {
-		if len(g.Key) > 2*keptLen {
-			t.Fatalf("a group keeps a key of %d bytes", len(g.Key))
-		}
-	}
-	runtime.KeepAlive(r)
 }

@@ -13,7 +13,7 @@ import (
 type tally struct {
 	replayed, unchanged, narrowed, widened, changed int64
 	skipped                                         Skipped
-	groups                                          map[groupKey]*Group
+	groups                                          *groups
 	unreadable                                      []named
 }
 
@@ -29,7 +29,7 @@ type named struct {
 	msg string
 }
 
-func newTally() *tally { return &tally{groups: map[groupKey]*Group{}} }
+func newTally(maxGroups int) *tally { return &tally{groups: newGroups(maxGroups)} }
 
 // add counts one record, the seq-th of the logs, read from file.
 func (t *tally) add(ctx context.Context, c *cache, file string, seq int64, rec Record) error {
@@ -69,7 +69,8 @@ func (t *tally) add(ctx context.Context, c *cache, file string, seq int64, rec R
 	case Changed:
 		t.changed++
 	}
-	t.group(groupKey{call: now.call, from: ev.Logged.Code, to: now.Code, change: change}, 1, seq, ev.DecisionID)
+	// The logged code is the log's text, kept short as a call's fields are.
+	t.groups.add(groupKey{call: now.call, from: kept(ev.Logged.Code), to: now.Code, change: change}, 1, seq, ev.DecisionID)
 	return nil
 }
 
@@ -77,19 +78,6 @@ func (t *tally) unreadableAt(seq int64, msg string) {
 	t.skipped.Unreadable++
 	if len(t.unreadable) < MaxNamed {
 		t.unreadable = append(t.unreadable, named{seq: seq, msg: msg})
-	}
-}
-
-// group adds count events to the group of k, whose first is example.
-func (t *tally) group(k groupKey, count, first int64, example string) {
-	g := t.groups[k]
-	if g == nil {
-		g = &Group{PackID: k.call.PackID, Kind: k.call.Kind, Key: k.call.Key, From: k.from, To: k.to, Change: k.change, first: first, Example: example}
-		t.groups[k] = g
-	}
-	g.Count += count
-	if first < g.first {
-		g.first, g.Example = first, example
 	}
 }
 
@@ -104,9 +92,10 @@ func (t *tally) merge(u *tally) {
 	t.skipped.Error += u.skipped.Error
 	t.skipped.Masked += u.skipped.Masked
 	t.skipped.Unreadable += u.skipped.Unreadable
-	for k, g := range u.groups {
-		t.group(k, g.Count, g.first, g.Example)
+	for k, g := range u.groups.byKey {
+		t.groups.add(k, g.Count, g.first, g.Example)
 	}
+	t.groups.capped = t.groups.capped || u.groups.capped
 	t.unreadable = append(t.unreadable, u.unreadable...)
 	slices.SortFunc(t.unreadable, func(a, b named) int { return cmp.Compare(a.seq, b.seq) })
 	t.unreadable = t.unreadable[:min(len(t.unreadable), MaxNamed)]
@@ -117,10 +106,13 @@ func (t *tally) report() *Report {
 	r := &Report{
 		Replayed: t.replayed, Unchanged: t.unchanged, Narrowed: t.narrowed,
 		Widened: t.widened, Changed: t.changed, Skipped: t.skipped,
-		Groups: make([]Group, 0, len(t.groups)),
+		Groups: make([]Group, 0, len(t.groups.byKey)),
 	}
-	for _, g := range t.groups {
-		r.Groups = append(r.Groups, *g)
+	for _, e := range t.groups.byKey {
+		r.Groups = append(r.Groups, e.Group)
+	}
+	if t.groups.capped {
+		r.GroupsCapped = t.groups.max
 	}
 	slices.SortFunc(r.Groups, compareGroups)
 	for _, n := range t.unreadable {

@@ -112,6 +112,9 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 		return badInput(err)
 	}
 	writeUnreadable(s.err, r)
+	if o.format == "json" && r.GroupsCapped > 0 {
+		fmt.Fprintln(s.err, r.GroupsNote())
+	}
 	if err := writeReport(s.out, o.format, r); err != nil {
 		return err
 	}
