@@ -5,24 +5,36 @@ import (
 	"testing"
 )
 
-// readmeFleetConfig is the OPA configuration of docs/fleet.md (the
-// README's "Rolling out to a fleet" before the docs moved), the yaml block after its fleet-config marker, as written.
-func readmeFleetConfig(t *testing.T) string {
+// fleetConfig is the OPA configuration of a page (the README's "Rolling
+// out to a fleet", docs/fleet.md), the yaml block after its fleet-config
+// marker, as written.
+func fleetConfig(t *testing.T, page string) string {
 	t.Helper()
-	readme := string(readFile(t, "../docs/fleet.md"))
-	_, after, ok := strings.Cut(readme, "<!-- fleet-config:")
+	text := string(readFile(t, page))
+	_, after, ok := strings.Cut(text, "<!-- fleet-config:")
 	if ok {
 		_, after, ok = strings.Cut(after, "```yaml\n")
 	}
 	block, _, closed := strings.Cut(after, "```\n")
 	if !ok || !closed {
-		t.Fatal("docs/fleet.md: no yaml block after the fleet-config marker")
+		t.Fatalf("%s: no yaml block after the fleet-config marker", page)
 	}
 	return block
 }
 
-// TestReadmeFleetConfig runs docs/fleet.md's rollout: build a signed
-// revision, push it, start a sidecar with the page's configuration as
+// readmeFleetConfig is the README's fleet configuration, which
+// docs/fleet.md repeats.
+func readmeFleetConfig(t *testing.T) string {
+	t.Helper()
+	readme := fleetConfig(t, "../README.md")
+	if docs := fleetConfig(t, "../docs/fleet.md"); docs != readme {
+		t.Fatalf("docs/fleet.md's fleet configuration is not the README's:\n%s\nREADME:\n%s", docs, readme)
+	}
+	return readme
+}
+
+// TestReadmeFleetConfig runs the README's rollout (and docs/fleet.md's): build a signed
+// revision, push it, start a sidecar with the README's configuration as
 // it is (the registry's address from the environment, the key with
 // --set-file), and status --want-revision --wait, which must see the
 // revision through the status plugin the configuration turns on.
