@@ -32,21 +32,17 @@ _common := _doc(code, object.union(fields, extra)) if {
 	[code, extra] := _common_gate
 }
 
-# _common_gate is the gate's outcome: allowed with no gate or an approval,
-# else confirm_required with the preview.
+# _common_gate is the gate's outcome: allowed when the call needs no
+# approval or carries one (no gate; confirm or apply; a "true" gate in
+# mode run), else confirm_required with the preview. One rule, each case
+# an else branch.
 _common_gate := ["allowed", {}] if {
-	_common_passes
-} else := ["confirm_required", {"preview": _preview, "hint": _hint}]
-
-# _common_passes holds when the call needs no approval or carries one: no
-# gate; confirm or apply; or a "true" gate in mode run.
-_common_passes if _row.gate == "false"
-
-_common_passes if input.confirm == true
-
-_common_passes if input.apply == true
-
-_common_passes if {
+	_row.gate == "false"
+} else := ["allowed", {}] if {
+	input.confirm == true
+} else := ["allowed", {}] if {
+	input.apply == true
+} else := ["allowed", {}] if {
 	_row.gate == "true"
 	input.access.mode == "run"
-}
+} else := ["confirm_required", {"preview": _preview, "hint": _hint}]
