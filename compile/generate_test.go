@@ -115,7 +115,7 @@ func TestModulesFormattedAndStrict(t *testing.T) {
 // would be Rego after it.
 func oddPackModule(t *testing.T) compile.Module {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "odd\ufeff\x85\ninjected := 1\n#")
+	dir := filepath.Join(t.TempDir(), "odd\ufeff\u0085\ninjected := 1\n#") // a path that is not UTF-8 is refused (TestPathsMustBeUTF8)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Skip(err)
 	}

@@ -110,3 +110,31 @@ func TestCheckSpendsTheSources(t *testing.T) {
 		t.Fatal("the checked model changed with its sources")
 	}
 }
+
+// TestPathsMustBeUTF8 checks that a pack folder or grant file whose path
+// is not UTF-8 is refused, naming it: a decision names the policy file and
+// the grant file as text (source.row, source.grant), where such a path
+// could only be spelled otherwise (U+FFFD for the bytes), naming no file.
+func TestPathsMustBeUTF8(t *testing.T) {
+	dir := t.TempDir()
+	pack := `{"id": "shop", "commands": {"browse": {}}}`
+	policy := `{"surface_id": "shop", "verbs": {"browse": {"operation": "read", "privacy": {"land": "personal"}}}}`
+	grants := `{"grants": [{"subject": "role:buyer", "pack_id": "shop", "capabilities": ["verb.exec.read"]}]}`
+	treetest.Write(t, dir, map[string]string{
+		"sh\xffop/manifest.json": pack, "sh\xffop/policy.json": policy, "g\xff.json": grants,
+		"shop/manifest.json": pack, "shop/policy.json": policy, "grants.json": grants,
+	})
+	t.Chdir(dir)
+	if err := Load([]string{"shop"}, []string{"grants.json"}).Err(); err != nil {
+		t.Fatalf("UTF-8 paths: %v", err)
+	}
+	for _, tt := range []struct{ packs, grants []string }{
+		{[]string{"sh\xffop"}, []string{"grants.json"}},
+		{[]string{"shop"}, []string{"g\xff.json"}},
+	} {
+		err := Load(tt.packs, tt.grants).Err()
+		if err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+			t.Errorf("Load(%q, %q): %v, want the path refused", tt.packs, tt.grants, err)
+		}
+	}
+}

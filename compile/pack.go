@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+	"unicode/utf8"
 
 	"github.com/hcp-rego/hcp-rego/schema"
 	"github.com/hcp-rego/hcp-rego/source"
@@ -11,7 +12,12 @@ import (
 
 // readChecked reads one JSON file, parses it and validates it against the
 // named schema. It returns the tree, the file's sha256, and every problem.
+// A path that is not UTF-8 is refused: a decision names the policy and
+// grant files as text (source.row, source.grant), which cannot spell it.
 func readChecked(path, schemaName string) (*source.Node, string, error) {
+	if !utf8.ValidString(path) {
+		return nil, "", &source.Error{File: source.Printable(path), Msg: "the path is not valid UTF-8: decisions and bundles name pack and grant files as text, which cannot spell it"}
+	}
 	data, err := source.ReadFile(path)
 	if err != nil {
 		return nil, "", err
