@@ -52,10 +52,10 @@ func packed(t *testing.T, tarball []byte, revision string) (ocispec.Descriptor, 
 	return desc, data
 }
 
-// answer is a Fault that answers the requests with method and a path
-// ending in suffix with status, header and body; when chunked, it sends
-// the header before the body, so that no Content-Length is set unless
-// header sets it.
+// answer is a Fault that answers the requests of method for a path that
+// ends in suffix with 200 OK, header and body. When chunked, the header
+// goes out before the body, so that the answer has no length but the one
+// header gives (else Go's server counts a small body's).
 func answer(method, suffix string, header map[string]string, body []byte, chunked bool) registrytest.Fault {
 	return func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != method || !strings.HasSuffix(r.URL.Path, suffix) {

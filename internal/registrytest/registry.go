@@ -87,8 +87,8 @@ func (reg *Registry) Tag(tag string) digest.Digest {
 	return reg.tags[tag]
 }
 
-// PutBlob stores a blob, as a push would, and returns its digest.
-func (reg *Registry) PutBlob(data []byte) digest.Digest {
+// putBlob stores a blob and returns its digest.
+func (reg *Registry) putBlob(data []byte) digest.Digest {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	d := digest.FromBytes(data)
@@ -96,9 +96,9 @@ func (reg *Registry) PutBlob(data []byte) digest.Digest {
 	return d
 }
 
-// PutManifest stores a manifest under its digest and, when tag is not
-// empty, under tag, as a push would; it returns the digest.
-func (reg *Registry) PutManifest(tag, mediaType string, data []byte) digest.Digest {
+// putManifest stores a manifest under its digest and, when tag is not
+// empty, under tag; it returns the digest.
+func (reg *Registry) putManifest(tag, mediaType string, data []byte) digest.Digest {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	d := digest.FromBytes(data)
@@ -148,7 +148,7 @@ func (reg *Registry) manifest(w http.ResponseWriter, r *http.Request, ref string
 			Refuse(w, http.StatusBadRequest, "MANIFEST_INVALID")
 			return
 		}
-		d := reg.PutManifest(tag, r.Header.Get("Content-Type"), data)
+		d := reg.putManifest(tag, r.Header.Get("Content-Type"), data)
 		w.Header().Set("Docker-Content-Digest", d.String())
 		w.WriteHeader(http.StatusCreated)
 		return
@@ -202,7 +202,7 @@ func (reg *Registry) upload(w http.ResponseWriter, r *http.Request) {
 			Refuse(w, http.StatusBadRequest, "DIGEST_INVALID")
 			return
 		}
-		w.Header().Set("Docker-Content-Digest", reg.PutBlob(data).String())
+		w.Header().Set("Docker-Content-Digest", reg.putBlob(data).String())
 		w.WriteHeader(http.StatusCreated)
 	default:
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
