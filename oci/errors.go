@@ -62,7 +62,10 @@ func what(err error) string {
 		return answered(resp)
 	case errors.Is(err, errdef.ErrNotFound):
 		return "not found"
-	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData):
+	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData),
+		// oras-go's own words, untyped, for a manifest whose digest is
+		// not the one the REF names.
+		strings.Contains(err.Error(), "invalid response; digest mismatch"):
 		return "it sent content that does not match its digest"
 	case errors.Is(err, errdef.ErrSizeExceedsLimit):
 		return "it sent a manifest larger than a bundle's can be"

@@ -8,17 +8,22 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/opencontainers/go-digest"
-	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote/auth"
+
+	"github.com/hcp-rego/hcp-rego/internal/registrytest"
 )
+
+// noCredentials is a Remote's Credentials that has none for any
+// registry, so that no test reads a Docker config.
+func noCredentials(context.Context, string) (auth.Credential, error) {
+	return auth.EmptyCredential, nil
+}
 
 // TestPackLayout checks the manifest against what OPA's oci downloader
 // reads (SPEC §5.4), and that packing twice gives the same bytes.
@@ -108,13 +113,12 @@ func TestRegistryErrors(t *testing.T) {
 	}
 	closed := l.Addr().String()
 	l.Close()
-	noCreds := func(context.Context, string) (auth.Credential, error) { return auth.EmptyCredential, nil }
 
 	ref, err := ParseReference(closed + "/hcp:r1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Remote{PlainHTTP: true, Credentials: noCreds}.Push(ctx, ref, []byte("x"), "r1")
+	_, err = Remote{PlainHTTP: true, Credentials: noCredentials}.Push(ctx, ref, []byte("x"), "r1")
 	want := "push \"" + closed + "/hcp:r1\": registry " + closed + ": cannot connect: connection refused"
 	if err == nil || err.Error() != want {
 		t.Errorf("push to a closed port: %v, want %s", err, want)
@@ -145,11 +149,11 @@ func TestRegistryErrors(t *testing.T) {
 		}
 	}()
 	ref, _ = ParseReference(plain.Addr().String() + "/hcp:r1")
-	_, err = Remote{Credentials: noCreds}.Pull(ctx, ref, 1<<20)
+	_, err = Remote{Credentials: noCredentials}.Pull(ctx, ref, 1<<20)
 	if err == nil || !strings.Contains(err.Error(), "--plain-http") {
 		t.Errorf("pull over HTTPS from an HTTP server: %v, want a hint at --plain-http", err)
 	}
-	_, err = Remote{PlainHTTP: true, Credentials: noCreds}.Pull(ctx, ref, 1<<20)
+	_, err = Remote{PlainHTTP: true, Credentials: noCredentials}.Pull(ctx, ref, 1<<20)
 	if err == nil || !strings.Contains(err.Error(), "not found") || strings.Count(err.Error(), "\n") > 0 {
 		t.Errorf("pull of a missing manifest: %v, want one line saying not found", err)
 	}
@@ -173,6 +177,14 @@ func TestBundleLayer(t *testing.T) {
 	if _, err := bundleLayer(index, manifest(layer)); err == nil {
 		t.Error("an index was taken for a manifest")
 	}
+	negative := layer
+	negative.Size = -1
+	if _, err := bundleLayer(image, manifest(negative)); err == nil || !strings.Contains(err.Error(), "negative size") {
+		t.Errorf("a layer of negative size: %v", err)
+	}
+	if _, err := bundleLayer(image, []byte(`{"layers": "not a list"}`)); err == nil || !strings.Contains(err.Error(), "does not parse") {
+		t.Errorf("a manifest that does not parse: %v", err)
+	}
 }
 
 // TestPullStalledRegistry: a registry that sends the head of the bundle
@@ -181,38 +193,28 @@ func TestBundleLayer(t *testing.T) {
 func TestPullStalledRegistry(t *testing.T) {
 	defer func(was time.Duration) { idleTimeout = was }(idleTimeout)
 	idleTimeout = 300 * time.Millisecond
-	layer := content.NewDescriptorFromBytes(LayerMediaType, []byte("the bundle, which never comes whole"))
-	manifest, _ := json.Marshal(ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
-		Config: ocispec.DescriptorEmptyJSON, Layers: []ocispec.Descriptor{layer}})
+	tarball := []byte("the bundle, which never comes whole")
+	layer := content.NewDescriptorFromBytes(LayerMediaType, tarball)
+	reg := registrytest.New(t)
+	ref := pushed(t, reg, "r1", tarball)
 	release := make(chan struct{})
-	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case strings.HasSuffix(r.URL.Path, "/manifests/r1"):
-			w.Header().Set("Content-Type", ocispec.MediaTypeImageManifest)
-			w.Header().Set("Docker-Content-Digest", digest.FromBytes(manifest).String())
-			w.Write(manifest)
-		case strings.HasSuffix(r.URL.Path, "/blobs/"+layer.Digest.String()):
-			w.Header().Set("Content-Length", fmt.Sprint(layer.Size))
-			w.Write([]byte("t"))
-			w.(http.Flusher).Flush()
-			select {
-			case <-release:
-			case <-r.Context().Done():
-			}
-		default:
-			http.NotFound(w, r)
+	defer close(release) // before the registry stops, which waits for the stalled handler
+	reg.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if !strings.HasSuffix(r.URL.Path, "/blobs/"+layer.Digest.String()) {
+			return false
 		}
-	}))
-	defer registry.Close()
-	defer close(release) // before Close, which waits for the stalled handler
-	ref, err := ParseReference(strings.TrimPrefix(registry.URL, "http://") + "/policy/hcp:r1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	noCredentials := func(context.Context, string) (auth.Credential, error) { return auth.EmptyCredential, nil }
+		w.Header().Set("Content-Length", fmt.Sprint(layer.Size))
+		w.Write(tarball[:1])
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		return true
+	})
 	done := make(chan error, 1)
 	go func() {
-		_, err := Remote{PlainHTTP: true, Credentials: noCredentials}.Pull(context.Background(), ref, 1<<20)
+		_, err := testRemote.Pull(context.Background(), ref, 1<<20)
 		done <- err
 	}()
 	select {
