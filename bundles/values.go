@@ -1,0 +1,122 @@
+package bundles
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/hcp-rego/hcp-rego/source"
+)
+
+// The files of a bundle that OPA's reader parses into values, by their
+// name: data files, and the manifest, patch and signatures files (a name
+// that ends in .manifest is a manifest). A JSON file that is not one of
+// them is kept as bytes, or passed over.
+const (
+	dataFile       = "data.json"
+	patchFile      = "patch.json"
+	signaturesFile = ".signatures.json"
+	manifestSuffix = ".manifest"
+)
+
+// parsedJSON reports whether OPA's reader parses the bundle file name as
+// JSON (the signatures file only when it checks a signature).
+func parsedJSON(name string) bool {
+	switch base := filepath.Base(filepath.ToSlash(name)); base {
+	case dataFile, patchFile, signaturesFile:
+		return true
+	default:
+		return strings.HasSuffix(base, manifestSuffix)
+	}
+}
+
+// yamlData reports whether name is a YAML data file, which OPA's reader
+// parses as YAML.
+func yamlData(name string) bool {
+	base := filepath.Base(filepath.ToSlash(name))
+	return base == "data.yaml" || base == "data.yml"
+}
+
+// countValues counts, against the budget's limit of values, the values
+// and member names of the bundle file name, which OPA's reader will parse:
+// a file that takes the bundle past the limit is refused before OPA builds
+// its values, and so is a file that OPA would read otherwise than as one
+// JSON value (as YAML, which is not counted): a YAML data file, text that
+// is not JSON, or more than one value.
+func (b *budget) countValues(name string, data []byte) error {
+	if yamlData(name) {
+		return &DataError{Path: b.path, File: name, Msg: "a YAML data file: hcp-rego reads a bundle's data as JSON only, whose values it counts before OPA reads them"}
+	}
+	if !parsedJSON(name) {
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		start := pastSpace(data, dec.InputOffset())
+		tok, err := dec.ReadToken()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return b.notJSON(name, data, err)
+		}
+		if _, n := dec.StackIndex(0); n > 1 {
+			return &DataError{Path: b.path, File: name, Pos: source.PosAt(data, start), Msg: "invalid JSON: more than one value"}
+		}
+		if k := tok.Kind(); k == '}' || k == ']' {
+			continue
+		}
+		if b.values++; b.values > b.lim.Values {
+			return &LimitError{Path: b.path, File: name, Limit: b.lim.Values, Values: true}
+		}
+	}
+}
+
+// notJSON is the error for a file that err, the token reader's, finds is
+// not JSON.
+func (b *budget) notJSON(name string, data []byte, err error) error {
+	msg, at := err.Error(), int64(len(data))
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		at = syn.ByteOffset
+		if syn.Err != nil {
+			msg = syn.Err.Error()
+		}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "unexpected end of file"
+	}
+	return &DataError{Path: b.path, File: name, Pos: source.PosAt(data, int(at)), Msg: "invalid JSON: " + msg}
+}
+
+// pastSpace is the offset of the first byte at or after offset that is not
+// JSON white space.
+func pastSpace(data []byte, offset int64) int {
+	i := int(offset)
+	for i < len(data) && strings.IndexByte(" \t\r\n", data[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// DataError is Read's error for a file of a bundle whose values cannot be
+// counted before OPA's reader parses them.
+type DataError struct {
+	Path string     // the bundle
+	File string     // the file, as the bundle names it
+	Pos  source.Pos // where in the file, when there is a place
+	Msg  string
+}
+
+func (e *DataError) Error() string {
+	file := source.Printable(strings.TrimPrefix(e.File, "/"))
+	if e.Pos.Line == 0 {
+		return fmt.Sprintf("%s: bundle refused: %s: %s", e.Path, file, e.Msg)
+	}
+	return fmt.Sprintf("%s: bundle refused: %s:%d:%d: %s", e.Path, file, e.Pos.Line, e.Pos.Col, e.Msg)
+}
