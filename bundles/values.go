@@ -2,6 +2,7 @@ package bundles
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -47,7 +48,8 @@ func yamlData(name string) bool {
 // a file that takes the bundle past the limit is refused before OPA builds
 // its values, and so is a file that OPA would read otherwise than as one
 // JSON value (as YAML, which is not counted): a YAML data file, text that
-// is not JSON, or more than one value.
+// is not JSON, or more than one value. The payload of a signature counts
+// too.
 func (b *budget) countValues(name string, data []byte) error {
 	if yamlData(name) {
 		return &DataError{Path: b.path, File: name, Msg: "a YAML data file: hcp-rego reads a bundle's data as JSON only, whose values it counts before OPA reads them"}
@@ -55,7 +57,9 @@ func (b *budget) countValues(name string, data []byte) error {
 	if !parsedJSON(name) {
 		return nil
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	signatures := filepath.Base(filepath.ToSlash(name)) == signaturesFile
+	// A bytes.Buffer is read in place, never written (jsontext.NewDecoder).
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	for {
 		start := pastSpace(data, dec.InputOffset())
 		tok, err := dec.ReadToken()
@@ -68,13 +72,63 @@ func (b *budget) countValues(name string, data []byte) error {
 		if _, n := dec.StackIndex(0); n > 1 {
 			return &DataError{Path: b.path, File: name, Pos: source.PosAt(data, start), Msg: "invalid JSON: more than one value"}
 		}
+		switch tok.Kind() {
+		case '}', ']':
+			continue
+		case '"':
+			if signatures {
+				if err := b.countPayload(name, stringText(tok, data[start:dec.InputOffset()])); err != nil {
+					return err
+				}
+			}
+		}
+		if err := b.add(name); err != nil {
+			return err
+		}
+	}
+}
+
+// countPayload counts the values of the payload of token, a string of the
+// signatures file, when it is a compact JWT: OPA's verifier parses the
+// payload before it checks the signature. A payload that is not base64 or
+// not JSON counts no further: OPA's verifier refuses it before it builds
+// a value. The payload is decoded as it is read.
+func (b *budget) countPayload(name string, token []byte) error {
+	_, rest, ok := bytes.Cut(token, []byte("."))
+	payload, _, ok2 := bytes.Cut(rest, []byte("."))
+	if !ok || !ok2 {
+		return nil
+	}
+	dec := jsontext.NewDecoder(base64.NewDecoder(base64.RawURLEncoding, bytes.NewReader(payload)), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil
+		}
 		if k := tok.Kind(); k == '}' || k == ']' {
 			continue
 		}
-		if b.values++; b.values > b.lim.Values {
-			return &LimitError{Path: b.path, File: name, Limit: b.lim.Values, Values: true}
+		if err := b.add(name); err != nil {
+			return err
 		}
 	}
+}
+
+// stringText is the text of the string token tok, whose JSON is raw: raw
+// without its quotes when it has no escape, which costs no copy.
+func stringText(tok jsontext.Token, raw []byte) []byte {
+	if len(raw) < 2 || bytes.IndexByte(raw, '\\') >= 0 {
+		return []byte(tok.String())
+	}
+	return raw[1 : len(raw)-1]
+}
+
+// add counts one value of the file name.
+func (b *budget) add(name string) error {
+	if b.values++; b.values > b.lim.Values {
+		return &LimitError{Path: b.path, File: name, Limit: b.lim.Values, Values: true}
+	}
+	return nil
 }
 
 // notJSON is the error for a file that err, the token reader's, finds is

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,6 +83,8 @@ func TestReadValueLimit(t *testing.T) {
 		{"two files one value over", named{"/data.json": `{"a":[0,0,0]}`, "/x/data.json": `{"b":[0,0]}`}, overTen("x/data.json")},
 		{"the manifest counts", named{"/.manifest": `{"revision":"r"}`, "/data.json": `{"a":[0,0,0,0,0]}`}, overTen("data.json")},
 		{"the signatures count", named{"/.signatures.json": `{"signatures":["a","b","c","d","e","f","g","h"]}`}, overTen(".signatures.json")},
+		{"a signature's payload at the limit", named{"/.signatures.json": signatures(`{"files":[{},{},{}]}`)}, ""},
+		{"a signature's payload counts", named{"/.signatures.json": signatures(`{"files":[{},{},{},{}]}`)}, overTen(".signatures.json")},
 		{"other JSON files do not count", named{"/data.json": `{"a":[0,0,0,0,0,0,0]}`, "/x/other.json": `[0,0,0,0,0,0,0,0,0,0,0]`}, ""},
 	}
 	for _, tt := range tests {
@@ -92,6 +95,12 @@ func TestReadValueLimit(t *testing.T) {
 			})
 		}
 	}
+}
+
+// signatures is a signatures file of one JWT whose payload is payload
+// (and whose signature is no signature): 4 values and the payload's.
+func signatures(payload string) string {
+	return `{"signatures":["eyJhbGciOiJSUzI1NiJ9.` + base64.RawURLEncoding.EncodeToString([]byte(payload)) + `.c2ln"]}`
 }
 
 // TestReadDataNotJSON checks that a data file that OPA's reader would

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -363,6 +364,23 @@ var wideData = sync.OnceValue(func() []byte {
 	return b.Bytes()
 })
 
+// payloadBytes is the size of the payload of a hostile signature: its
+// base64, 61 MiB, is under the limit of a file.
+const payloadBytes = 46 << 20
+
+// signatureData is a .signatures.json of one JWT, no signature, whose
+// payload lists 24 million files, each 0: OPA's verifier parses the
+// payload before it checks the signature. Made once.
+var signatureData = sync.OnceValue(func() []byte {
+	payload := make([]byte, 0, payloadBytes)
+	payload = append(payload, `{"files":[0`...)
+	for len(payload) < payloadBytes-3 {
+		payload = append(payload, ',', '0')
+	}
+	payload = append(payload, ']', '}')
+	return []byte(`{"signatures":["eyJhbGciOiJSUzI1NiJ9.` + base64.RawURLEncoding.EncodeToString(payload) + `.c2ln"]}`)
+})
+
 // filesTarball writes a .tar.gz of the files, in the order given.
 func filesTarball(t *testing.T, dir string, files ...tarFile) string {
 	t.Helper()
@@ -412,7 +430,8 @@ func replacedFile(t *testing.T, dir string, good []byte, name string, body []byt
 // limits whose data files hold more values than the limit of values: a
 // data.json of zeros (also in place of a signed bundle's data.json, with
 // the verification key: OPA's reader parses a file to check its digest),
-// and two data.json files of wide objects, each under the limit but
+// a signature whose payload lists millions of files (OPA's verifier
+// parses it before it checks the signature), and two data.json files of wide objects, each under the limit but
 // together over it, as a .tar.gz and a folder. Exit 2, the file and the
 // limit named, and the run allocates no more than the byte limits let it
 // hold, where OPA's reader would allocate gigabytes.
@@ -438,6 +457,9 @@ func TestHostileBundleValues(t *testing.T) {
 				t.Fatal(err)
 			}
 			return replacedFile(t, dir, good, "/data.json", zerosData())
+		}},
+		{name: "a signature's payload", file: ".signatures.json", key: []string{"--verification-key", "../../testdata/keys/rsa.pub"}, make: func(t *testing.T, dir string) string {
+			return filesTarball(t, dir, tarFile{"/.signatures.json", signatureData()})
 		}},
 		{name: "wide objects in two files", file: "b/data.json", make: func(t *testing.T, dir string) string {
 			return filesTarball(t, dir, wide...)
