@@ -36,23 +36,30 @@ func parsedJSON(name string) bool {
 	}
 }
 
-// yamlData reports whether name is a YAML data file, which OPA's reader
-// parses as YAML.
-func yamlData(name string) bool {
-	base := filepath.Base(filepath.ToSlash(name))
-	return base == "data.yaml" || base == "data.yml"
+// uncounted says what the bundle file name is when OPA's reader parses it
+// otherwise than as JSON, into values that are not counted: a YAML data
+// file, or a protobuf manifest; "" for any other file.
+func uncounted(name string) string {
+	name = filepath.ToSlash(name)
+	switch base := filepath.Base(name); {
+	case base == "data.yaml" || base == "data.yml":
+		return "a YAML data file"
+	case strings.HasSuffix(name, ".manifest.pb"):
+		return "a protobuf manifest"
+	}
+	return ""
 }
 
 // countValues counts, against the budget's limit of values, the values
 // and member names of the bundle file name, which OPA's reader will parse:
 // a file that takes the bundle past the limit is refused before OPA builds
 // its values, and so is a file that OPA would read otherwise than as one
-// JSON value (as YAML, which is not counted): a YAML data file, text that
-// is not JSON, or more than one value. The payload of a signature counts
+// JSON value (as YAML or protobuf, which are not counted): a YAML data
+// file, a protobuf manifest, text that is not JSON, or more than one value. The payload of a signature counts
 // too.
 func (b *budget) countValues(name string, data []byte) error {
-	if yamlData(name) {
-		return &DataError{Path: b.path, File: name, Msg: "a YAML data file: hcp-rego reads a bundle's data as JSON only, whose values it counts before OPA reads them"}
+	if what := uncounted(name); what != "" {
+		return &DataError{Path: b.path, File: name, Msg: what + ": hcp-rego reads a bundle's data and manifest as JSON only, whose values it counts before OPA reads them"}
 	}
 	if !parsedJSON(name) {
 		return nil

@@ -103,11 +103,15 @@ func signatures(payload string) string {
 	return `{"signatures":["eyJhbGciOiJSUzI1NiJ9.` + base64.RawURLEncoding.EncodeToString([]byte(payload)) + `.c2ln"]}`
 }
 
+// jsonOnly ends the refusal of a file OPA's reader parses otherwise than
+// as JSON.
+const jsonOnly = "hcp-rego reads a bundle's data and manifest as JSON only, whose values it counts before OPA reads them"
+
 // TestReadDataNotJSON checks that a data file that OPA's reader would
 // read otherwise than as one JSON value, whose values are then not
 // counted, is refused at its line and column: text that is not JSON
 // (which OPA's reader, checking a signature, reads as YAML), more than one
-// value, and a YAML data file.
+// value; and a YAML data file or a protobuf manifest.
 func TestReadDataNotJSON(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -118,8 +122,9 @@ func TestReadDataNotJSON(t *testing.T) {
 		{"cut short", named{"/data.json": `{"a": [0,`}, "data.json:1:10: invalid JSON: unexpected end of file"},
 		{"two values", named{"/data.json": `{"a": 0} {"b": 0}`}, "data.json:1:10: invalid JSON: more than one value"},
 		{"a manifest", named{"/.manifest": `{"revision": 'r'}`}, ".manifest:1:14: invalid JSON: invalid character '\\'' at start of value"},
-		{"YAML data", named{"/x/data.yaml": "a: [0, 0]\n"}, "x/data.yaml: a YAML data file: hcp-rego reads a bundle's data as JSON only, whose values it counts before OPA reads them"},
-		{"YML data", named{"/data.yml": "a: 0\n"}, "data.yml: a YAML data file: hcp-rego reads a bundle's data as JSON only, whose values it counts before OPA reads them"},
+		{"YAML data", named{"/x/data.yaml": "a: [0, 0]\n"}, "x/data.yaml: a YAML data file: " + jsonOnly},
+		{"YML data", named{"/data.yml": "a: 0\n"}, "data.yml: a YAML data file: " + jsonOnly},
+		{"a protobuf manifest", named{"/.manifest.pb": "\x0a\x01r"}, ".manifest.pb: a protobuf manifest: " + jsonOnly},
 	}
 	for _, tt := range tests {
 		for form, path := range map[string]string{"tarball": tt.files.tarball(t), "folder": tt.files.folder(t)} {
