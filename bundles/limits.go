@@ -30,9 +30,9 @@ type Limits struct {
 	// Values bounds the JSON values of the files that OPA's reader
 	// parses (data.json, .manifest, patch.json, .signatures.json and its
 	// signature's payload), all together, each member name of an object
-	// counted as one more value.
-	// What OPA holds is the values, not the bytes: 60 MiB of [0,0,...]
-	// is 31 million values, which OPA's reader allocates 3 GB for.
+	// counted as one more value. What OPA holds is values, not bytes: a
+	// data.json of 60 MiB of [0,0,...] is 31 million values, for which
+	// OPA's reader allocates 3.1 GB.
 	Values int64
 }
 
@@ -52,11 +52,10 @@ const (
 // grant files, 787 bytes), 0.140 for the 1000-pack 100,000-grant set of
 // bench/largeset (5.5 MB); .manifest 0.021 to 0.038. A third is twice the
 // densest, and above the 0.24 of 15,000 grants of three-letter principals
-// in five tenants (TestReadDenseGrantsAtByteLimit). OPA's reader
-// allocates 2.4 GB for a data.json of zeros at the limit (1.4 GB for wide
-// objects), where the grants' data.json at the 64 MiB limit costs some
-// 1.4 GB (117 MiB for the 5.5 MB of 100,000 grants), and 3.1 GB for the
-// 60 MiB of zeros that the limit refuses.
+// in five tenants (TestReadDenseGrantsAtByteLimit). At the limit, OPA's
+// reader allocates 2.4 GB for a data.json of zeros and 1.4 GB for wide
+// objects in two files; for a real data.json at the 64 MiB limit some
+// 1.4 GB (117 MiB for the 5.5 MB of 100,000 grants).
 const bytesPerValue = 3
 
 // DefaultLimits are SPEC §5's: 64 MiB a file and 256 MiB in all, and

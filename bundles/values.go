@@ -51,12 +51,12 @@ func uncounted(name string) string {
 }
 
 // countValues counts, against the budget's limit of values, the values
-// and member names of the bundle file name, which OPA's reader will parse:
-// a file that takes the bundle past the limit is refused before OPA builds
-// its values, and so is a file that OPA would read otherwise than as one
-// JSON value (as YAML or protobuf, which are not counted): a YAML data
-// file, a protobuf manifest, text that is not JSON, or more than one value. The payload of a signature counts
-// too.
+// and member names of the bundle file name, which OPA's reader will parse,
+// and those of the payload of a signature: a file that takes the bundle
+// past the limit is refused before OPA builds its values. So is a file
+// that OPA would read otherwise than as one JSON value (as YAML or
+// protobuf, which are not counted): a YAML data file, a protobuf
+// manifest, text that is not JSON, or more than one value.
 func (b *budget) countValues(name string, data []byte) error {
 	if what := uncounted(name); what != "" {
 		return &DataError{Path: b.path, File: name, Msg: what + ": hcp-rego reads a bundle's data and manifest as JSON only, whose values it counts before OPA reads them"}
@@ -68,7 +68,7 @@ func (b *budget) countValues(name string, data []byte) error {
 	// A bytes.Buffer is read in place, never written (jsontext.NewDecoder).
 	dec := jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	for {
-		start := pastSpace(data, dec.InputOffset())
+		start := tokenStart(data, dec.InputOffset())
 		tok, err := dec.ReadToken()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -155,11 +155,11 @@ func (b *budget) notJSON(name string, data []byte, err error) error {
 	return &DataError{Path: b.path, File: name, Pos: source.PosAt(data, int(at)), Msg: "invalid JSON: " + msg}
 }
 
-// pastSpace is the offset of the first byte at or after offset that is not
-// JSON white space.
-func pastSpace(data []byte, offset int64) int {
+// tokenStart is the offset at which the token after offset starts: past
+// white space and the comma or colon before it.
+func tokenStart(data []byte, offset int64) int {
 	i := int(offset)
-	for i < len(data) && strings.IndexByte(" \t\r\n", data[i]) >= 0 {
+	for i < len(data) && strings.IndexByte(" \t\r\n,:", data[i]) >= 0 {
 		i++
 	}
 	return i

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
@@ -85,6 +86,7 @@ func TestReadValueLimit(t *testing.T) {
 		{"the signatures count", named{"/.signatures.json": `{"signatures":["a","b","c","d","e","f","g","h"]}`}, overTen(".signatures.json")},
 		{"a signature's payload at the limit", named{"/.signatures.json": signatures(`{"files":[{},{},{}]}`)}, ""},
 		{"a signature's payload counts", named{"/.signatures.json": signatures(`{"files":[{},{},{},{}]}`)}, overTen(".signatures.json")},
+		{"a second signature's payload counts", named{"/.signatures.json": `{"signatures":["a.e30.c", ` + strings.TrimPrefix(signatures(`{"files":[{},{}]}`), `{"signatures":[`)}, overTen(".signatures.json")},
 		{"other JSON files do not count", named{"/data.json": `{"a":[0,0,0,0,0,0,0]}`, "/x/other.json": `[0,0,0,0,0,0,0,0,0,0,0]`}, ""},
 	}
 	for _, tt := range tests {
