@@ -83,6 +83,7 @@ func TestReadValueLimit(t *testing.T) {
 		{"two files at the limit", named{"/data.json": `{"a":[0,0]}`, "/x/data.json": `{"b":[0,0]}`}, ""},
 		{"two files one value over", named{"/data.json": `{"a":[0,0,0]}`, "/x/data.json": `{"b":[0,0]}`}, overTen("x/data.json")},
 		{"the manifest counts", named{"/.manifest": `{"revision":"r"}`, "/data.json": `{"a":[0,0,0,0,0]}`}, overTen("data.json")},
+		{"a patch counts", named{"/patch.json": `{"data":[{},{},{},{},{},{},{},{}]}`}, overTen("patch.json")},
 		{"the signatures count", named{"/.signatures.json": `{"signatures":["a","b","c","d","e","f","g","h"]}`}, overTen(".signatures.json")},
 		{"a signature's payload at the limit", named{"/.signatures.json": signatures(`{"files":[{},{},{}]}`)}, ""},
 		{"a signature's payload counts", named{"/.signatures.json": signatures(`{"files":[{},{},{},{}]}`)}, overTen(".signatures.json")},
