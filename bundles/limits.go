@@ -27,6 +27,13 @@ type Limits struct {
 	// besides its files' contents (headers, entries that are no file)
 	// may add as much again, and so may the compressed archive.
 	TotalBytes int64
+	// Values bounds the JSON values of the files that OPA's reader
+	// parses (data.json, .manifest, patch.json, .signatures.json and its
+	// signature's payload), all together, each member name of an object
+	// counted as one more value. What OPA holds is values, not bytes: a
+	// data.json of 60 MiB of [0,0,...] is 31 million values, for which
+	// OPA's reader allocates 3.1 GB.
+	Values int64
 }
 
 // The limits of SPEC §5: a generated module is a few kilobytes, and the
@@ -34,17 +41,34 @@ type Limits struct {
 const (
 	MaxFileBytes  = 64 << 20
 	MaxTotalBytes = 256 << 20
+	MaxValues     = MaxFileBytes / bytesPerValue
 )
 
-// DefaultLimits are SPEC §5's: 64 MiB a file and 256 MiB in all.
-var DefaultLimits = Limits{FileBytes: MaxFileBytes, TotalBytes: MaxTotalBytes}
+// bytesPerValue is how many bytes of a file the limit of values allows
+// one value: 3, a third of a value a byte. The data of a bundle hcp-rego
+// builds is all but one data.json (the grants' tables; a bundle folder
+// splits off a few small ones) of at most FileBytes. Its values and names
+// a byte, measured: 0.169 for the example set (testdata/packs and its two
+// grant files, 787 bytes), 0.140 for the 1000-pack 100,000-grant set of
+// bench/largeset (5.5 MB); .manifest 0.021 to 0.038. A third is twice the
+// densest, and above the 0.24 of 15,000 grants of three-letter principals
+// in five tenants (TestReadDenseGrantsAtByteLimit). At the limit, OPA's
+// reader allocates 2.4 GB for a data.json of zeros and 1.4 GB for wide
+// objects in two files; for a real data.json at the 64 MiB limit some
+// 1.4 GB (117 MiB for the 5.5 MB of 100,000 grants).
+const bytesPerValue = 3
+
+// DefaultLimits are SPEC §5's: 64 MiB a file and 256 MiB in all, and
+// 22,369,621 values in all (MaxValues).
+var DefaultLimits = Limits{FileBytes: MaxFileBytes, TotalBytes: MaxTotalBytes, Values: MaxValues}
 
 // LimitsOf returns the limits for a bundle of at most total bytes in all,
-// each file at most a quarter of it, as in DefaultLimits: one number
-// raises both for a very large grant set, whose data.json is most of its
-// bundle.
+// each file at most a quarter of it and values as many as a third of the
+// bytes of a file, as in DefaultLimits: one number raises all three for a
+// very large grant set, whose data.json is most of its bundle.
 func LimitsOf(total int64) Limits {
-	return Limits{FileBytes: total / 4, TotalBytes: total}
+	file := total / 4
+	return Limits{FileBytes: file, TotalBytes: total, Values: file / bytesPerValue}
 }
 
 // LimitError is Read's error for a bundle that passes one of its Limits.
@@ -55,10 +79,14 @@ type LimitError struct {
 	// Archive is true when the .tar.gz itself, compressed or not, passes
 	// twice TotalBytes.
 	Archive bool
+	// Values is true when File takes the bundle past its limit of values.
+	Values bool
 }
 
 func (e *LimitError) Error() string {
 	switch {
+	case e.Values:
+		return fmt.Sprintf("%s: bundle refused: %s takes its JSON files past the limit of %d values in all (member names count as values)", e.Path, source.Printable(strings.TrimPrefix(e.File, "/")), e.Limit)
 	case e.Archive:
 		return fmt.Sprintf("%s: bundle refused: the archive is larger than %s, compressed or not (twice the limit of %s in all)", e.Path, sizeText(e.Limit), sizeText(e.Limit/2))
 	case e.File != "":
@@ -75,18 +103,21 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// budget counts the bytes read of one bundle against its limits.
+// budget counts the bytes read of one bundle, and the values of its JSON
+// files, against its limits.
 type budget struct {
-	path string
-	lim  Limits
-	used int64
+	path   string
+	lim    Limits
+	used   int64 // bytes
+	values int64
 }
 
 // read reads one file of the bundle whole, through copyN (which copies at
 // most n bytes, as io.CopyN does). size is what the tar header or the file
 // system says the file holds: a file that would pass a limit by it is
 // refused before anything is read, and it sizes the buffer. What is read
-// is counted, whatever size said.
+// is counted, whatever size said, and so are the values of a file that
+// OPA's reader parses (countValues).
 func (b *budget) read(name string, size int64, copyN func(io.Writer, int64) (int64, error)) (*bytes.Buffer, error) {
 	room := min(b.lim.FileBytes, b.lim.TotalBytes-b.used)
 	if size > room {
@@ -101,6 +132,9 @@ func (b *budget) read(name string, size int64, copyN func(io.Writer, int64) (int
 		return nil, b.over(name, n)
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if err := b.countValues(name, buf.Bytes()); err != nil {
 		return nil, err
 	}
 	return buf, nil

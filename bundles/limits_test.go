@@ -15,8 +15,8 @@ import (
 )
 
 // small are limits that a test can pass cheaply: 1 KiB a file, 4 KiB in
-// all.
-var small = bundles.Limits{FileBytes: 1 << 10, TotalBytes: 4 << 10}
+// all, and 341 values (a third of the bytes of a file, as LimitsOf).
+var small = bundles.Limits{FileBytes: 1 << 10, TotalBytes: 4 << 10, Values: 1 << 10 / 3}
 
 // sized is a bundle of files of the given sizes, f0.txt, f1.txt, ...
 // (OPA's reader reads and counts them, and keeps none).
@@ -114,14 +114,17 @@ func checkLimitError(t *testing.T, path string, err error, want string) {
 	}
 }
 
-// TestLimitsOf checks that one number gives both limits, in the ratio of
-// the defaults.
+// TestLimitsOf checks that one number gives all three limits, in the
+// ratio of the defaults.
 func TestLimitsOf(t *testing.T) {
 	if got := bundles.LimitsOf(bundles.MaxTotalBytes); got != bundles.DefaultLimits {
 		t.Errorf("LimitsOf(%d) = %+v, want the defaults %+v", bundles.MaxTotalBytes, got, bundles.DefaultLimits)
 	}
-	if got := bundles.LimitsOf(1 << 30); got.FileBytes != 256<<20 || got.TotalBytes != 1<<30 {
-		t.Errorf("LimitsOf(1 GiB) = %+v, want 256 MiB a file and 1 GiB in all", got)
+	if got := bundles.LimitsOf(1 << 30); got.FileBytes != 256<<20 || got.TotalBytes != 1<<30 || got.Values != 89_478_485 {
+		t.Errorf("LimitsOf(1 GiB) = %+v, want 256 MiB a file, 1 GiB in all and 89,478,485 values (a third of 256 MiB)", got)
+	}
+	if bundles.DefaultLimits.Values != 22_369_621 {
+		t.Errorf("DefaultLimits.Values = %d, want 22,369,621 (a third of 64 MiB)", bundles.DefaultLimits.Values)
 	}
 }
 

@@ -132,6 +132,9 @@ func readWith(name string, loader bundle.DirectoryLoader, cfg *bundle.Verificati
 	if over := (*LimitError)(nil); errors.As(err, &over) {
 		return nil, over
 	}
+	if bad := (*DataError)(nil); errors.As(err, &bad) {
+		return nil, bad
+	}
 	if err != nil {
 		return nil, refused(name, err)
 	}

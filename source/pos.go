@@ -68,3 +68,7 @@ func splitLines(data []byte) [][]byte {
 	}
 	return append(lines, data[start:])
 }
+
+// PosAt returns the position of the byte at offset in data, counted as
+// the JSON parser counts positions.
+func PosAt(data []byte, offset int) Pos { return newLineIndex(data).pos(offset) }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -322,5 +323,170 @@ func TestMaxBundleBytes(t *testing.T) {
 	o = runInProcess(t, 0, "eval", "pack", "--input", input, "--max-bundle-bytes", "1GiB")
 	if o.code != exitBadInput || !strings.Contains(o.stderr, "--max-bundle-bytes needs --bundle") {
 		t.Errorf("without --bundle: exit %d, stderr %q; want exit 2 and --max-bundle-bytes needs --bundle", o.code, o.stderr)
+	}
+}
+
+// Hostile data for a bundle under its byte limits that holds more JSON
+// values than its limit of values (22,369,621 by default) allows: OPA's
+// reader would hold each value in some 100 to 400 bytes.
+const (
+	zerosBytes = 60 << 20 // {"a":[0,0,...]}: 31 million values in one file
+	wideBytes  = 40 << 20 // objects of 26 members: 13 million values a file
+)
+
+// zerosData is a data.json of zerosBytes: an array of zeros, made once.
+var zerosData = sync.OnceValue(func() []byte {
+	data := make([]byte, 0, zerosBytes)
+	data = append(data, `{"a":[0`...)
+	for len(data) < zerosBytes-3 {
+		data = append(data, ',', '0')
+	}
+	return append(data, ']', '}')
+})
+
+// wideData is a data.json of about wideBytes: an object of objects of 26
+// one-letter members, each a value and a name, made once.
+var wideData = sync.OnceValue(func() []byte {
+	var member bytes.Buffer
+	for c := 'a'; c <= 'z'; c++ {
+		fmt.Fprintf(&member, `"%c":0,`, c)
+	}
+	inner := "{" + strings.TrimSuffix(member.String(), ",") + "}"
+	var b bytes.Buffer
+	b.WriteString(`{"k":{`)
+	for i := 0; b.Len() < wideBytes; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"%06x":%s`, i, inner)
+	}
+	b.WriteString("}}")
+	return b.Bytes()
+})
+
+// payloadBytes is the size of the payload of a hostile signature: its
+// base64, 61 MiB, is under the limit of a file.
+const payloadBytes = 46 << 20
+
+// signatureData is a .signatures.json of one JWT, no signature, whose
+// payload lists 24 million files, each 0: OPA's verifier parses the
+// payload before it checks the signature. Made once.
+var signatureData = sync.OnceValue(func() []byte {
+	payload := make([]byte, 0, payloadBytes)
+	payload = append(payload, `{"files":[0`...)
+	for len(payload) < payloadBytes-3 {
+		payload = append(payload, ',', '0')
+	}
+	payload = append(payload, ']', '}')
+	return []byte(`{"signatures":["eyJhbGciOiJSUzI1NiJ9.` + base64.RawURLEncoding.EncodeToString(payload) + `.c2ln"]}`)
+})
+
+// filesTarball writes a .tar.gz of the files, in the order given.
+func filesTarball(t *testing.T, dir string, files ...tarFile) string {
+	t.Helper()
+	return tarball(t, dir, func(w io.Writer) {
+		tw := tar.NewWriter(w)
+		for _, f := range files {
+			tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.body))})
+			tw.Write(f.body)
+		}
+		tw.Close()
+	})
+}
+
+// tarFile is one file of a tarball a test writes.
+type tarFile struct {
+	name string
+	body []byte
+}
+
+// replacedFile writes, in dir, the bundle good with the file name's
+// content replaced by body, and returns its path.
+func replacedFile(t *testing.T, dir string, good []byte, name string, body []byte) string {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []tarFile
+	for tr := tar.NewReader(zr); ; {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(tr)
+		if h.Name == name {
+			data = body
+		}
+		files = append(files, tarFile{h.Name, data})
+	}
+	return filesTarball(t, dir, files...)
+}
+
+// TestHostileBundleValues gives eval --bundle bundles under the byte
+// limits whose data files hold more values than the limit of values: a
+// data.json of zeros (also in place of a signed bundle's data.json, with
+// the verification key: OPA's reader parses a file to check its digest),
+// a signature whose payload lists millions of files (OPA's verifier
+// parses it before it checks the signature), and two data.json files of wide objects, each under the limit but
+// together over it, as a .tar.gz and a folder. Exit 2, the file and the
+// limit named, and the run allocates no more than the byte limits let it
+// hold, where OPA's reader would allocate gigabytes.
+func TestHostileBundleValues(t *testing.T) {
+	const limit = "takes its JSON files past the limit of 22369621 values in all (member names count as values); --max-bundle-bytes raises it\n"
+	wide := []tarFile{{"/a/data.json", wideData()}, {"/b/data.json", wideData()}}
+	cases := []struct {
+		name string
+		make func(t *testing.T, dir string) string
+		key  []string
+		file string // the file named
+	}{
+		{name: "zeros", file: "data.json", make: func(t *testing.T, dir string) string {
+			return filesTarball(t, dir, tarFile{"/data.json", zerosData()})
+		}},
+		{name: "zeros in a signed bundle", file: "data.json", key: []string{"--verification-key", "../../testdata/keys/rsa.pub"}, make: func(t *testing.T, dir string) string {
+			signed := filepath.Join(dir, "signed.tar.gz")
+			if o := runInProcess(t, 0, "build", filepath.Join(dir, "pack"), "--grants", filepath.Join(dir, "grants.json"), "--signing-key", "../../testdata/keys/rsa.key", "-o", signed); o.code != exitOK {
+				t.Fatalf("build: exit %d: %s", o.code, o.stderr)
+			}
+			good, err := os.ReadFile(signed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return replacedFile(t, dir, good, "/data.json", zerosData())
+		}},
+		{name: "a signature's payload", file: ".signatures.json", key: []string{"--verification-key", "../../testdata/keys/rsa.pub"}, make: func(t *testing.T, dir string) string {
+			return filesTarball(t, dir, tarFile{"/.signatures.json", signatureData()})
+		}},
+		{name: "wide objects in two files", file: "b/data.json", make: func(t *testing.T, dir string) string {
+			return filesTarball(t, dir, wide...)
+		}},
+		{name: "wide objects in two files of a folder", file: "b/data.json", make: func(t *testing.T, dir string) string {
+			root := filepath.Join(dir, "wide")
+			for _, f := range wide {
+				path := filepath.Join(root, filepath.FromSlash(f.name))
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, f.body, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return root
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir, _ := fixture(t, nil)
+			bundle := c.make(t, dir)
+			args := append([]string{"eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json")}, c.key...)
+			o := runWithin(t, bundleBound, args...)
+			if want := bundle + ": bundle refused: " + c.file + " " + limit; o.code != exitBadInput || o.stdout != "" || o.stderr != want {
+				t.Errorf("exit %d, stdout %q, stderr %.500q; want exit 2 and %q", o.code, o.stdout, o.stderr, want)
+			}
+		})
 	}
 }

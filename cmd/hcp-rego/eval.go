@@ -40,10 +40,11 @@ func newEvalCommand(s streams) *cobra.Command {
 default, or a readable summary with --format pretty. With --bundle it
 evaluates that bundle as built, verifying its signature first when
 --verification-key is given; a bundle may hold 64 MiB a file and 256 MiB
-in all, uncompressed, and --max-bundle-bytes raises both. --ext loads a
-runtime's own rules (package hcp.ext: deny and confirm, SPEC §4.2)
-beside it. --explain walks the chain of SPEC §3.2 step by step in source
-terms. --fail-on-deny exits 1 when the call is not allowed.
+in all, uncompressed, and 22,369,621 JSON values in the JSON files OPA
+parses, and --max-bundle-bytes raises all three. --ext loads a runtime's
+own rules (package hcp.ext: deny and confirm, SPEC §4.2) beside it.
+--explain walks the chain of SPEC §3.2 step by step in source terms.
+--fail-on-deny exits 1 when the call is not allowed.
 Any JSON input is decided (garbage is invalid_input); text that is not JSON
 is bad input (exit 2).`,
 		Example: `  hcp-rego eval testdata/packs --grants testdata/grants/acme.json --input testdata/inputs/confirm.json --explain
