@@ -60,10 +60,7 @@ is bad input (exit 2).`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
 	f.StringVar(&o.bundle, "bundle", "", "evaluate this bundle (.tar.gz or folder) instead of packs")
-	f.StringVar(&o.verify.KeyFile, "verification-key", "", "verify the bundle's signature with this PEM public key (or HS256 secret file)")
-	emptyHint(cmd, "verification-key", "the bundle would go unverified")
-	f.StringVar(&o.verify.KeyID, "verification-key-id", "", `the key id to verify with (default "default")`)
-	f.StringVar(&o.verify.Algorithm, "verification-alg", "", "the signature algorithm (default: the key's own)")
+	addVerificationFlags(cmd, &o.verify)
 	addBundleLimitFlag(f, &o.limit)
 	f.StringVar(&o.input, "input", "", "the decision input, a JSON file or - for stdin (required)")
 	f.StringVar(&o.format, "format", "json", "output format: json or pretty")
@@ -117,8 +114,8 @@ func (o evalOptions) check() error {
 		return fmt.Errorf("--format %q: want json or pretty", o.format)
 	case o.bundle != "" && (len(o.packs) > 0 || len(o.grants) > 0):
 		return errors.New("give either --bundle or PACK_DIR... and --grants, not both")
-	case o.verify.KeyFile == "" && (o.verify.KeyID != "" || o.verify.Algorithm != ""):
-		return errors.New("--verification-key-id and --verification-alg need --verification-key")
+	case checkVerification(o.verify) != nil:
+		return checkVerification(o.verify)
 	case o.bundle == "" && o.verify.KeyFile != "":
 		return errors.New("--verification-key needs --bundle")
 	case o.bundle == "" && o.limit.set:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -45,18 +44,15 @@ Credentials come from the Docker config, as for push.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "the bundle file to write (required)")
 	f.BoolVar(&o.plainHTTP, "plain-http", false, "talk HTTP, not HTTPS, to the registry")
-	f.StringVar(&o.verify.KeyFile, "verification-key", "", "verify the bundle's signature with this PEM public key (or HS256 secret file)")
-	emptyHint(cmd, "verification-key", "the bundle would go unverified")
-	f.StringVar(&o.verify.KeyID, "verification-key-id", "", `the key id to verify with (default "default")`)
-	f.StringVar(&o.verify.Algorithm, "verification-alg", "", "the signature algorithm (default: the key's own)")
+	addVerificationFlags(cmd, &o.verify)
 	addBundleLimitFlag(f, &o.limit)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
 
 func runPull(ctx context.Context, s streams, o pullOptions) error {
-	if o.verify.KeyFile == "" && (o.verify.KeyID != "" || o.verify.Algorithm != "") {
-		return badInput(errors.New("--verification-key-id and --verification-alg need --verification-key"))
+	if err := checkVerification(o.verify); err != nil {
+		return badInput(err)
 	}
 	ref, err := oci.ParseReference(o.ref)
 	if err != nil {

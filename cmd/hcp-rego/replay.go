@@ -66,10 +66,7 @@ any is not unchanged. On a terminal, stderr shows the progress.`,
 	f.StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
 	f.StringVar(&o.bundle, "bundle", "", "the candidate bundle instead of packs: a .tar.gz or folder, or an OCI REF (pulled as pull does) when no such file is there")
 	f.BoolVar(&o.plainHTTP, "plain-http", false, "with --bundle REF: talk HTTP, not HTTPS, to the registry")
-	f.StringVar(&o.verify.KeyFile, "verification-key", "", "verify the bundle's signature with this PEM public key (or HS256 secret file)")
-	emptyHint(cmd, "verification-key", "the bundle would go unverified")
-	f.StringVar(&o.verify.KeyID, "verification-key-id", "", `the key id to verify with (default "default")`)
-	f.StringVar(&o.verify.Algorithm, "verification-alg", "", "the signature algorithm (default: the key's own)")
+	addVerificationFlags(cmd, &o.verify)
 	addBundleLimitFlag(f, &o.limit)
 	f.StringArrayVar(&o.ext, "ext", nil, "load a runtime's hcp.ext rules: a .rego file or a folder of them (repeatable)")
 	f.StringVar(&o.format, "format", "pretty", "output format: pretty, markdown or json")
@@ -163,8 +160,8 @@ func (o replayOptions) split() (packs, logs []string, err error) {
 		return nil, nil, fmt.Errorf("--format %q: want pretty, markdown or json", o.format)
 	case o.failOn != "" && o.failOn != "widen" && o.failOn != "change":
 		return nil, nil, fmt.Errorf("--fail-on %q: want widen or change", o.failOn)
-	case o.verify.KeyFile == "" && (o.verify.KeyID != "" || o.verify.Algorithm != ""):
-		return nil, nil, errors.New("--verification-key-id and --verification-alg need --verification-key")
+	case checkVerification(o.verify) != nil:
+		return nil, nil, checkVerification(o.verify)
 	case o.bundle == "" && o.plainHTTP:
 		return nil, nil, errors.New("--plain-http needs --bundle REF")
 	case o.bundle == "" && o.verify.KeyFile != "":
