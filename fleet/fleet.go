@@ -285,10 +285,4 @@ func isTimeout(err error) bool {
 // maxErrorText bounds an error a sidecar reports, on one line.
 const maxErrorText = 300
 
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > maxErrorText {
-		s = strings.ToValidUTF8(s[:maxErrorText], "") + "..."
-	}
-	return source.Printable(s)
-}
+func oneLine(s string) string { return source.OneLine(s, maxErrorText) }

@@ -104,10 +104,4 @@ func answered(resp *errcode.ErrorResponse) string {
 }
 
 // printable is s on one line, short, with nothing unprintable.
-func printable(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > maxRegistryWords {
-		s = strings.ToValidUTF8(s[:maxRegistryWords], "") + "..."
-	}
-	return source.Printable(s)
-}
+func printable(s string) string { return source.OneLine(s, maxRegistryWords) }

@@ -133,3 +133,14 @@ func Printable(s string) string {
 	}
 	return s
 }
+
+// OneLine returns another program's text (a registry's or a sidecar's
+// error) for a message of ours: its white space runs as one space, cut to
+// at most max bytes with "..." after, and Printable.
+func OneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = strings.ToValidUTF8(s[:max], "") + "..."
+	}
+	return Printable(s)
+}

@@ -37,3 +37,18 @@ func TestErrorsLeftAsTheyAre(t *testing.T) {
 		t.Errorf("Err() = %q; want %q", err, want)
 	}
 }
+
+// TestOneLine checks that another program's text comes out on one line,
+// within its bound, and printable.
+func TestOneLine(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"  a\n\tb  c ", "a b c"},
+		{"abcdefghij", "abcdefgh..."},
+		{"aaaaaaaéb", "aaaaaaa..."}, // cut inside a rune: the broken rune is dropped
+		{"a\x1b[2Jb", `"a\x1b[2Jb"`},
+	} {
+		if got := OneLine(tt.in, 8); got != tt.want {
+			t.Errorf("OneLine(%q, 8) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
