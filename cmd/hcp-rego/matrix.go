@@ -145,12 +145,7 @@ func colourful(w io.Writer) bool {
 	if o, ok := w.(*outputWriter); ok {
 		w = o.w
 	}
-	f, ok := w.(*os.File)
-	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" && terminal(w)
 }
 
 // writeTenantNotes tells the user which grants count for no cell because
