@@ -126,6 +126,9 @@ func TestLimitsOf(t *testing.T) {
 	if bundles.DefaultLimits.Values != 22_369_621 {
 		t.Errorf("DefaultLimits.Values = %d, want 22,369,621 (a third of 64 MiB)", bundles.DefaultLimits.Values)
 	}
+	if got := bundles.LimitsOf(1 << 30).Terms; got != 4<<20 || bundles.DefaultLimits.Terms != 1<<20 {
+		t.Errorf("terms %d for 1 GiB and %d by default, want 4,194,304 and 1,048,576 (a 256th of the bytes in all)", got, bundles.DefaultLimits.Terms)
+	}
 }
 
 // TestReadDecisionBundleWithinLimits checks that a decision bundle is read
