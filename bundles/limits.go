@@ -82,12 +82,19 @@ var DefaultLimits = Limits{FileBytes: MaxFileBytes, TotalBytes: MaxTotalBytes, V
 
 // LimitsOf returns the limits for a bundle of at most total bytes in all,
 // each file at most a quarter of it, values as many as a third of the
-// bytes of a file and terms a 256th of the total, as in DefaultLimits: one
+// bytes of a file and terms a 256th of the total (at least minTerms),
+// as in DefaultLimits: one
 // number raises all four for a very large grant or pack set.
 func LimitsOf(total int64) Limits {
 	file := total / 4
-	return Limits{FileBytes: file, TotalBytes: total, Values: file / bytesPerValue, Terms: total / bytesPerTerm}
+	return Limits{FileBytes: file, TotalBytes: total, Values: file / bytesPerValue, Terms: max(total/bytesPerTerm, minTerms)}
 }
+
+// minTerms is the least limit of terms that LimitsOf gives, 65,536, for a
+// bundle of 16 MiB or less: 14 times the library's 4,745 terms, so that a
+// bundle of a few packs is read under the least --max-bundle-bytes (1
+// MiB), at some 80 MB at most.
+const minTerms = 1 << 16
 
 // LimitError is Read's error for a bundle that passes one of its Limits.
 type LimitError struct {
