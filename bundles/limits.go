@@ -34,6 +34,11 @@ type Limits struct {
 	// data.json of 60 MiB of [0,0,...] is 31 million values, for which
 	// OPA's reader allocates 3.1 GB.
 	Values int64
+	// Terms bounds the terms that the bundle's Rego modules can make, all
+	// together, counted as source.RegoTerms counts them before OPA parses
+	// a module. What OPA's parser holds is terms, not bytes: a module of
+	// 4 MB of [0,0,...] is 2 million terms, for which eval took 1.7 GB.
+	Terms int64
 }
 
 // The limits of SPEC §5: a generated module is a few kilobytes, and the
@@ -42,6 +47,7 @@ const (
 	MaxFileBytes  = 64 << 20
 	MaxTotalBytes = 256 << 20
 	MaxValues     = MaxFileBytes / bytesPerValue
+	MaxTerms      = MaxTotalBytes / bytesPerTerm
 )
 
 // bytesPerValue is how many bytes of a file the limit of values allows
@@ -58,18 +64,37 @@ const (
 // 1.4 GB (117 MiB for the 5.5 MB of 100,000 grants).
 const bytesPerValue = 3
 
-// DefaultLimits are SPEC §5's: 64 MiB a file and 256 MiB in all, and
-// 22,369,621 values in all (MaxValues).
-var DefaultLimits = Limits{FileBytes: MaxFileBytes, TotalBytes: MaxTotalBytes, Values: MaxValues}
+// bytesPerTerm is how many bytes of a bundle, in all, the limit of terms
+// allows one term of its Rego modules: 256, or 1,048,576 terms in
+// DefaultLimits. Measured with source.RegoTerms, the embedded library
+// makes 4,745 terms in 24 KB, and the pack modules hcp-rego generates a
+// term every 78 bytes: the 1000-pack set of bench/largeset 128,745 terms
+// with the library in 10 MB of modules (a bundle of 22 MB), the 3000-pack
+// set 376,745 in 30 MB (a bundle of 50 MB). The default is 2.8 times the
+// 3000-pack set. OPA holds at most about 1.2 KB a term (long arrays of
+// numbers or strings; see source.MaxRegoTerms), 1.3 GB at the limit.
+const bytesPerTerm = 256
+
+// DefaultLimits are SPEC §5's: 64 MiB a file and 256 MiB in all,
+// 22,369,621 values in all (MaxValues) and 1,048,576 terms of Rego
+// (MaxTerms).
+var DefaultLimits = Limits{FileBytes: MaxFileBytes, TotalBytes: MaxTotalBytes, Values: MaxValues, Terms: MaxTerms}
 
 // LimitsOf returns the limits for a bundle of at most total bytes in all,
-// each file at most a quarter of it and values as many as a third of the
-// bytes of a file, as in DefaultLimits: one number raises all three for a
-// very large grant set, whose data.json is most of its bundle.
+// each file at most a quarter of it, values as many as a third of the
+// bytes of a file and terms a 256th of the total (at least minTerms),
+// as in DefaultLimits: one
+// number raises all four for a very large grant or pack set.
 func LimitsOf(total int64) Limits {
 	file := total / 4
-	return Limits{FileBytes: file, TotalBytes: total, Values: file / bytesPerValue}
+	return Limits{FileBytes: file, TotalBytes: total, Values: file / bytesPerValue, Terms: max(total/bytesPerTerm, minTerms)}
 }
+
+// minTerms is the least limit of terms that LimitsOf gives, 65,536, for a
+// bundle of 16 MiB or less: 14 times the library's 4,745 terms, so that a
+// bundle of a few packs is read under the least --max-bundle-bytes (1
+// MiB), at some 80 MB at most.
+const minTerms = 1 << 16
 
 // LimitError is Read's error for a bundle that passes one of its Limits.
 type LimitError struct {
@@ -81,10 +106,16 @@ type LimitError struct {
 	Archive bool
 	// Values is true when File takes the bundle past its limit of values.
 	Values bool
+	// Terms is true when File, a Rego module, takes the bundle past its
+	// limit of terms, at Pos.
+	Terms bool
+	Pos   source.Pos
 }
 
 func (e *LimitError) Error() string {
 	switch {
+	case e.Terms:
+		return fmt.Sprintf("%s: bundle refused: %s:%d:%d takes its Rego modules past the limit of %d terms in all (identifiers, numbers, strings, brackets and operators)", e.Path, source.Printable(strings.TrimPrefix(e.File, "/")), e.Pos.Line, e.Pos.Col, e.Limit)
 	case e.Values:
 		return fmt.Sprintf("%s: bundle refused: %s takes its JSON files past the limit of %d values in all (member names count as values)", e.Path, source.Printable(strings.TrimPrefix(e.File, "/")), e.Limit)
 	case e.Archive:
@@ -110,6 +141,7 @@ type budget struct {
 	lim    Limits
 	used   int64 // bytes
 	values int64
+	terms  int64
 }
 
 // read reads one file of the bundle whole, through copyN (which copies at
@@ -117,7 +149,8 @@ type budget struct {
 // system says the file holds: a file that would pass a limit by it is
 // refused before anything is read, and it sizes the buffer. What is read
 // is counted, whatever size said, and so are the values of a file that
-// OPA's reader parses (countValues).
+// OPA's reader parses (countValues) and the terms of a Rego module
+// (countTerms).
 func (b *budget) read(name string, size int64, copyN func(io.Writer, int64) (int64, error)) (*bytes.Buffer, error) {
 	room := min(b.lim.FileBytes, b.lim.TotalBytes-b.used)
 	if size > room {
@@ -135,6 +168,9 @@ func (b *budget) read(name string, size int64, copyN func(io.Writer, int64) (int
 		return nil, err
 	}
 	if err := b.countValues(name, buf.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := b.countTerms(name, buf.Bytes()); err != nil {
 		return nil, err
 	}
 	return buf, nil

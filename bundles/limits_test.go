@@ -126,6 +126,12 @@ func TestLimitsOf(t *testing.T) {
 	if bundles.DefaultLimits.Values != 22_369_621 {
 		t.Errorf("DefaultLimits.Values = %d, want 22,369,621 (a third of 64 MiB)", bundles.DefaultLimits.Values)
 	}
+	if got := bundles.LimitsOf(1 << 30).Terms; got != 4<<20 || bundles.DefaultLimits.Terms != 1<<20 {
+		t.Errorf("terms %d for 1 GiB and %d by default, want 4,194,304 and 1,048,576 (a 256th of the bytes in all)", got, bundles.DefaultLimits.Terms)
+	}
+	if got := bundles.LimitsOf(1 << 20).Terms; got != 1<<16 {
+		t.Errorf("terms %d for 1 MiB, want at least 65,536, room for the library's 4,745", got)
+	}
 }
 
 // TestReadDecisionBundleWithinLimits checks that a decision bundle is read
@@ -138,5 +144,15 @@ func TestReadDecisionBundleWithinLimits(t *testing.T) {
 	_, err := bundles.ReadDecisionBundle(path, nil, small)
 	if err == nil || !strings.Contains(err.Error(), "is larger than the limit of 1024 bytes for one file") {
 		t.Errorf("error %v, want a file over the limit of 1024 bytes", err)
+	}
+}
+
+// TestReadExampleUnderLeastLimits checks that the example bundle, whose
+// modules are mostly the library's 4,745 terms, is read under the limits
+// of the least --max-bundle-bytes, 1 MiB.
+func TestReadExampleUnderLeastLimits(t *testing.T) {
+	path := writeTemp(t, "b.tar.gz", build(t, "", nil))
+	if _, err := bundles.ReadDecisionBundle(path, nil, bundles.LimitsOf(1<<20)); err != nil {
+		t.Error(err)
 	}
 }

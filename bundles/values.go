@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/hcp-rego/hcp-rego/source"
 )
@@ -180,4 +181,21 @@ func (e *DataError) Error() string {
 		return fmt.Sprintf("%s: bundle refused: %s: %s", e.Path, file, e.Msg)
 	}
 	return fmt.Sprintf("%s: bundle refused: %s:%d:%d: %s", e.Path, file, e.Pos.Line, e.Pos.Col, e.Msg)
+}
+
+// countTerms counts, against the budget's limit of terms, the terms of
+// the bundle file name when it is a Rego module, which OPA parses when
+// the bundle is used (source.RegoTerms): a module that takes the bundle
+// past the limit is refused, at the token that passes it, before anything
+// is parsed.
+func (b *budget) countTerms(name string, data []byte) error {
+	if !strings.HasSuffix(name, bundle.RegoExt) {
+		return nil
+	}
+	n, at := source.RegoTerms(data, b.lim.Terms-b.terms)
+	if at >= 0 {
+		return &LimitError{Path: b.path, File: name, Limit: b.lim.Terms, Terms: true, Pos: source.PosAt(data, at)}
+	}
+	b.terms += n
+	return nil
 }

@@ -187,3 +187,41 @@ func TestReadDenseGrantsAtByteLimit(t *testing.T) {
 		t.Errorf("data.json of %d bytes, want the dense tables of some 600 KB", size)
 	}
 }
+
+// twenty are limits of 20 terms of Rego, and bytes enough for every file
+// here. A module "package p\nx := [...]" counts 10 and its elements.
+var twenty = bundles.Limits{FileBytes: 1 << 10, TotalBytes: 4 << 10, Values: 10, Terms: 20}
+
+// overTwenty is the refusal of a bundle whose module takes it past twenty
+// terms at at, "line:col".
+func overTwenty(file, at string) string {
+	return file + ":" + at + " takes its Rego modules past the limit of 20 terms in all (identifiers, numbers, strings, brackets and operators)"
+}
+
+// TestReadTermLimit reads bundles at and just past the limit of terms, as
+// a .tar.gz and as a folder: the terms of the Rego modules count, in all
+// the modules together, not module by module, before OPA parses any, and
+// the refusal names the token that passes the limit.
+func TestReadTermLimit(t *testing.T) {
+	const head = "package p\nx := ["
+	tests := []struct {
+		name  string
+		files named
+		want  string // "" to read, else the error's tail after "PATH: bundle refused: "
+	}{
+		{"at the limit", named{"/a.rego": head + "0,0,0,0,0,0,0,0,0,0]"}, ""},
+		{"one term over", named{"/a.rego": head + "0,0,0,0,0,0,0,0,0,\n0,0]"}, overTwenty("a.rego", "3:3")},
+		{"two modules at the limit", named{"/a.rego": head + "]", "/b/b.rego": head + "]"}, ""},
+		{"two modules one term over", named{"/a.rego": head + "]", "/b/b.rego": head + "0]"}, overTwenty("b/b.rego", "2:7")},
+		{"comments and strings", named{"/a.rego": "package p\n# [0,0,0,0,0,0,0,0,0,0]\nx := [\"[0,0,0,0,0,0,0,0,0,0]\", `[0,0,0,0,0,0,0,0,0,0]`, 0, 0, 0, 0, 0, 0, 0, 0]"}, ""},
+		{"other files do not count", named{"/a.rego": head + "0,0,0,0,0,0,0,0,0,0]", "/x/a.txt": "[0,0,0,0,0,0,0,0,0]"}, ""},
+	}
+	for _, tt := range tests {
+		for form, path := range map[string]string{"tarball": tt.files.tarball(t), "folder": tt.files.folder(t)} {
+			t.Run(tt.name+"/"+form, func(t *testing.T) {
+				_, err := bundles.Read(path, nil, twenty)
+				checkLimitError(t, path, err, tt.want)
+			})
+		}
+	}
+}

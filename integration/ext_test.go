@@ -74,7 +74,7 @@ func TestExtAgreesWithOPA(t *testing.T) {
 	ext := filepath.Join(t.TempDir(), "ext")
 	treetest.Write(t, ext, hiddenExt)
 
-	opts, err := hcprego.ReadExt([]string{ext})
+	opts, err := hcprego.ReadExt([]string{ext}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,15 @@ import (
 // it starts with: OPA's loader (`opa eval -d`, `opa run`, `opa run
 // --bundle`) reads files and folders whose names start with "." or "_",
 // and a rule the sidecar loads must be read here too (SPEC §5).
-func ReadExt(paths []string) ([]Option, error) {
-	w := extWalk{seen: map[fileKey][]*extNode{}}
+//
+// The terms of every module are counted against terms, the budget of the
+// run, before it is parsed (source.RegoTerms); nil gives the modules a
+// budget of their own, for a run that reads no other Rego.
+func ReadExt(paths []string, terms *source.TermBudget) ([]Option, error) {
+	if terms == nil {
+		terms = source.NewTermBudget()
+	}
+	w := extWalk{seen: map[fileKey][]*extNode{}, terms: terms}
 	for _, root := range paths {
 		before := len(w.errs)
 		has, err := w.root(root)
@@ -42,9 +49,10 @@ func ReadExt(paths []string) ([]Option, error) {
 
 // extWalk gathers the modules of --ext arguments and their problems.
 type extWalk struct {
-	opts []Option
-	errs source.Errors
-	seen map[fileKey][]*extNode // the folders and modules met
+	opts  []Option
+	errs  source.Errors
+	seen  map[fileKey][]*extNode // the folders and modules met
+	terms *source.TermBudget     // what the run's modules may still make
 }
 
 // extNode is a file or folder met, whatever its path. A folder keeps the
@@ -135,7 +143,7 @@ func (w *extWalk) module(path string, info os.FileInfo) {
 		return
 	}
 	w.add(info)
-	opt, err := readExtModule(path)
+	opt, err := readExtModule(path, w.terms)
 	w.errs.Merge(path, err)
 	if err == nil {
 		w.opts = append(w.opts, opt)
@@ -202,9 +210,14 @@ func isDataFile(name string) bool {
 	return false
 }
 
-func readExtModule(path string) (Option, error) {
+// readExtModule reads and parses one module, once its terms are counted
+// against terms.
+func readExtModule(path string, terms *source.TermBudget) (Option, error) {
 	src, err := source.ReadFile(path)
 	if err != nil {
+		return Option{}, err
+	}
+	if err := terms.Take(path, src); err != nil {
 		return Option{}, err
 	}
 	mod, err := ast.ParseModuleWithOpts(path, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})

@@ -61,8 +61,10 @@ type Ext struct {
 // and grant files it names exist and that its case names are unique. It
 // returns every problem, positioned. A YAML file's alias expansion takes
 // from aliases, the budget of every case file of the run (see
-// source.ParseYAML).
-func LoadCaseFile(path string, aliases *source.AliasBudget) (*CaseFile, error) {
+// source.ParseYAML), and the terms of its runtime rules from terms, the
+// budget of every Rego module of the run (see hcprego.ReadExt; nil for a
+// budget of their own).
+func LoadCaseFile(path string, aliases *source.AliasBudget, terms *source.TermBudget) (*CaseFile, error) {
 	path = filepath.Clean(path)
 	root, err := readCaseFile(path, aliases)
 	if err != nil {
@@ -85,7 +87,7 @@ func LoadCaseFile(path string, aliases *source.AliasBudget) (*CaseFile, error) {
 		cf.ExtPaths, missing = resolvePaths(path, n, "ext", existsProblem, &errs)
 		if missing == 0 {
 			var err error
-			cf.Ext, err = hcprego.ReadExt(cf.ExtPaths)
+			cf.Ext, err = hcprego.ReadExt(cf.ExtPaths, terms)
 			errs.Merge(path, err)
 		}
 	}

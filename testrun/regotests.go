@@ -17,8 +17,10 @@ import (
 )
 
 // parseRegoTests reads and parses the Rego unit test files as Rego v1,
-// returning every file's syntax errors, positioned.
-func parseRegoTests(files []string) (map[string]*ast.Module, error) {
+// returning every file's syntax errors, positioned. Each file's terms are
+// counted against terms, the run's budget, before it is parsed: a file
+// that passes it is refused, and no later file is parsed.
+func parseRegoTests(files []string, terms *source.TermBudget) (map[string]*ast.Module, error) {
 	mods := map[string]*ast.Module{}
 	var errs source.Errors
 	for _, file := range files {
@@ -26,6 +28,10 @@ func parseRegoTests(files []string) (map[string]*ast.Module, error) {
 		if err != nil {
 			errs.Merge(file, err)
 			continue
+		}
+		if err := terms.Take(file, data); err != nil {
+			errs.Merge(file, err)
+			break
 		}
 		mod, err := ast.ParseModuleWithOpts(file, string(data), ast.ParserOptions{RegoVersion: ast.RegoV1})
 		if err != nil {

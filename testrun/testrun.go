@@ -106,8 +106,10 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 	packsMissing := found.Incomplete
 	// Alias expansion is bounded across all the case files, not each alone.
 	aliases := source.NewAliasBudget()
+	// So are the terms of the Rego modules: runtime rules and Rego tests.
+	terms := source.NewTermBudget()
 	for _, path := range found.CaseFiles {
-		cf, err := LoadCaseFile(path, aliases)
+		cf, err := LoadCaseFile(path, aliases, terms)
 		errs.Merge(path, err)
 		switch {
 		case err == nil:
@@ -118,7 +120,7 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 			packsMissing = true
 		}
 	}
-	tests, err := parseRegoTests(found.RegoTests)
+	tests, err := parseRegoTests(found.RegoTests, terms)
 	errs.Merge("", err)
 	r.regoTests = tests
 	packs, grants := r.allInputs()

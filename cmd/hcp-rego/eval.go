@@ -82,7 +82,7 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	errs.Merge(o.input, err)
 	m, b, err := o.load()
 	errs.Merge("", err)
-	ext, err := hcprego.ReadExt(o.ext)
+	ext, err := hcprego.ReadExt(o.ext, nil)
 	errs.Merge("", err)
 	if len(errs) > 0 {
 		return badInput(errs.Err())

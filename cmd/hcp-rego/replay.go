@@ -87,7 +87,7 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 	errs.Merge("", err)
 	b, err := o.candidate(ctx, packs)
 	errs.Merge("", err)
-	ext, err := hcprego.ReadExt(o.ext)
+	ext, err := hcprego.ReadExt(o.ext, nil)
 	errs.Merge("", err)
 	if len(errs) > 0 {
 		return badInput(errs.Err())
