@@ -8,14 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
 
 // ten are limits of 10 values, and bytes enough for every file here.
@@ -51,15 +50,7 @@ func (n named) tarball(t *testing.T) string {
 func (n named) folder(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, body := range n {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	treetest.Write(t, dir, n)
 	return dir
 }
 
