@@ -50,7 +50,8 @@ counted by reason: other_path, error, masked (an erased or masked part of
 the input, never guessed) and unreadable (named on stderr with file:line,
 the first 10). A line or array element longer than 1 MiB is unreadable.
 Identical inputs are decided once. The changes are grouped by pack, call
-and old and new code: widened first, then narrowed, then changed.
+and old and new code: widened first, then narrowed, then changed; at most
+25,000 groups are listed, and the counts hold every decision.
 
 --fail-on widen exits 1 when any decision widened; --fail-on change when
 any is not unchanged. On a terminal, stderr shows the progress.`,
