@@ -292,19 +292,24 @@ func textOf(v any) string {
 }
 
 // keptLen is the most of a call's field, row or preview that replay keeps
-// of each distinct input and group: a logged input is the caller's, and a
-// megabyte verb_key in each of a few thousand events would otherwise be
-// held in full by each.
-const keptLen = 256
+// as it is, of each distinct input and group: a logged input is the
+// caller's, and a megabyte verb_key in each of a few thousand events would
+// otherwise be held in full by each.
+const keptLen = 128
 
-// kept is s when it is at most keptLen bytes, else its first bytes, its
-// length and the start of its sha256: texts that differ stay different,
-// the same text kept the same way.
+// keptHead is how much of a longer text its short form begins with.
+const keptHead = 64
+
+// kept is s when it is at most keptLen bytes, else its short form: its
+// first bytes, its length and its whole sha256. Texts that differ stay
+// different: a short form is longer than keptLen (at least 149 bytes), so
+// a text written as another's short form is itself longer than keptLen
+// and is kept by its own sha256.
 func kept(s string) string {
 	if len(s) <= keptLen {
 		return s
 	}
 	sum := sha256.Sum256([]byte(s))
-	head := strings.ToValidUTF8(s[:keptLen-64], "")
-	return fmt.Sprintf("%s… (%d bytes, sha256 %x)", head, len(s), sum[:8])
+	head := strings.ToValidUTF8(s[:keptHead], "")
+	return fmt.Sprintf("%s… (%d bytes, sha256 %x)", head, len(s), sum)
 }

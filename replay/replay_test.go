@@ -407,3 +407,22 @@ func TestLongFieldsKeptShort(t *testing.T) {
 		})
 	}
 }
+
+// TestKeptShortFormsStayDistinct: a text written in a log as another
+// text's short form is not taken for that text, so a forged log cannot
+// make two keys one group, nor a changed row read as unchanged.
+func TestKeptShortFormsStayDistinct(t *testing.T) {
+	long := strings.Repeat("k", 1000)
+	short := kept(long)
+	if kept(short) == short || kept(short) == kept(long) {
+		t.Fatalf("the short form %q is kept as itself or as the long text", short)
+	}
+	const line = `{"decision_id":%q,"path":"hcp/authz/decision","input":{"now":"unknown_command","pack_id":"ledger","verb_key":%q,"row":%q},"result":{"allow":false,"code":%q,"source":{"row":%q}}}` + "\n"
+	log := fmt.Sprintf(line, "a", long, "r", "allowed", "r") + fmt.Sprintf(line, "b", short, "r", "allowed", "r") +
+		// The logged row is the candidate's row as its short form reads.
+		fmt.Sprintf(line, "c", "transfer", long, "unknown_command", kept("s:" + long)[2:])
+	r := run(t, candidate(nil), Options{}, log)
+	if r.Narrowed != 2 || r.Changed != 1 || len(r.Groups) != 3 {
+		t.Errorf("%s, groups %+v; want a and b narrowed in a group each, and the row of c changed", r.LastLine(), r.Groups)
+	}
+}
