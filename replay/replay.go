@@ -281,20 +281,24 @@ func send[T any](ctx context.Context, out chan<- T, v T) error {
 }
 
 // work classifies and decides the records of each batch it takes, and
-// sends its tally of them all at the end.
+// sends the tally of each batch, so that the groups held beside the whole
+// run's are a batch's at most, whatever the number of workers.
 func work(ctx context.Context, c *cache, maxGroups int, in <-chan batch, out chan<- *tally) error {
-	t := newTally(maxGroups)
 	for b := range in {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		t := newTally(maxGroups)
 		for i, rec := range b.records {
 			if err := t.add(ctx, c, b.file, b.first+int64(i), rec); err != nil {
 				return err
 			}
 		}
+		if err := send(ctx, out, t); err != nil {
+			return err
+		}
 	}
-	return send(ctx, out, t)
+	return nil
 }
 
 // cache decides each distinct input once: a later event of the same input
