@@ -66,12 +66,12 @@ const bytesPerValue = 3
 
 // bytesPerTerm is how many bytes of a bundle, in all, the limit of terms
 // allows one term of its Rego modules: 256, or 1,048,576 terms in
-// DefaultLimits. Measured with source.RegoTerms, the embedded library
-// makes 4,745 terms in 24 KB, and the pack modules hcp-rego generates a
-// term every 78 bytes: the 1000-pack set of bench/largeset 128,745 terms
-// with the library in 10 MB of modules (a bundle of 22 MB), the 3000-pack
-// set 376,745 in 30 MB (a bundle of 50 MB). The default is 2.8 times the
-// 3000-pack set. OPA holds at most about 1.2 KB a term (long arrays of
+// DefaultLimits. Measured with source.RegoTerms (comments count one
+// each), the embedded library makes 4,912 terms in 24 KB, and the pack
+// modules hcp-rego generates a term every 54 bytes: the 1000-pack set of
+// bench/largeset 188,912 terms with the library in 10 MB of modules (a
+// bundle of 22 MB), the 3000-pack set 556,912 in 30 MB (a bundle of 50
+// MB). The default is 1.9 times the 3000-pack set. OPA holds at most about 1.2 KB a term (long arrays of
 // numbers or strings; see source.MaxRegoTerms), 1.3 GB at the limit.
 const bytesPerTerm = 256
 
@@ -91,7 +91,7 @@ func LimitsOf(total int64) Limits {
 }
 
 // minTerms is the least limit of terms that LimitsOf gives, 65,536, for a
-// bundle of 16 MiB or less: 14 times the library's 4,745 terms, so that a
+// bundle of 16 MiB or less: 13 times the library's 4,912 terms, so that a
 // bundle of a few packs is read under the least --max-bundle-bytes (1
 // MiB), at some 80 MB at most.
 const minTerms = 1 << 16

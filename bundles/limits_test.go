@@ -130,7 +130,7 @@ func TestLimitsOf(t *testing.T) {
 		t.Errorf("terms %d for 1 GiB and %d by default, want 4,194,304 and 1,048,576 (a 256th of the bytes in all)", got, bundles.DefaultLimits.Terms)
 	}
 	if got := bundles.LimitsOf(1 << 20).Terms; got != 1<<16 {
-		t.Errorf("terms %d for 1 MiB, want at least 65,536, room for the library's 4,745", got)
+		t.Errorf("terms %d for 1 MiB, want at least 65,536, room for the library's 4,912", got)
 	}
 }
 
@@ -148,7 +148,7 @@ func TestReadDecisionBundleWithinLimits(t *testing.T) {
 }
 
 // TestReadExampleUnderLeastLimits checks that the example bundle, whose
-// modules are mostly the library's 4,745 terms, is read under the limits
+// modules are mostly the library's 4,912 terms, is read under the limits
 // of the least --max-bundle-bytes, 1 MiB.
 func TestReadExampleUnderLeastLimits(t *testing.T) {
 	path := writeTemp(t, "b.tar.gz", build(t, "", nil))

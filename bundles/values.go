@@ -27,7 +27,8 @@ const (
 )
 
 // parsedJSON reports whether OPA's reader parses the bundle file name as
-// JSON (the signatures file only when it checks a signature).
+// JSON. OPA parses the signatures file only when it checks a signature;
+// it is counted, and must be JSON, either way.
 func parsedJSON(name string) bool {
 	switch base := filepath.Base(filepath.ToSlash(name)); base {
 	case dataFile, patchFile, signaturesFile:

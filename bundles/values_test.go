@@ -204,7 +204,8 @@ func TestReadTermLimit(t *testing.T) {
 		{"one term over", named{"/a.rego": head + "0,0,0,0,0,0,0,0,0,\n0,0]"}, overTwenty("a.rego", "3:3")},
 		{"two modules at the limit", named{"/a.rego": head + "]", "/b/b.rego": head + "]"}, ""},
 		{"two modules one term over", named{"/a.rego": head + "]", "/b/b.rego": head + "0]"}, overTwenty("b/b.rego", "2:7")},
-		{"comments and strings", named{"/a.rego": "package p\n# [0,0,0,0,0,0,0,0,0,0]\nx := [\"[0,0,0,0,0,0,0,0,0,0]\", `[0,0,0,0,0,0,0,0,0,0]`, 0, 0, 0, 0, 0, 0, 0, 0]"}, ""},
+		{"comments and strings", named{"/a.rego": "package p\n# [0,0,0,0,0,0,0,0,0,0]\nx := [\"[0,0,0,0,0,0,0,0,0,0]\", `[0,0,0,0,0,0,0,0,0,0]`, 0, 0, 0, 0, 0, 0, 0]"}, ""}, // the comment counts one
+		{"a comment over", named{"/a.rego": head + "0,0,0,0,0,0,0,0,0,0]\n#"}, overTwenty("a.rego", "3:1")},
 		{"other files do not count", named{"/a.rego": head + "0,0,0,0,0,0,0,0,0,0]", "/x/a.txt": "[0,0,0,0,0,0,0,0,0]"}, ""},
 	}
 	for _, tt := range tests {

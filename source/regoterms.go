@@ -12,12 +12,12 @@ import (
 // What OPA's parser and compiler hold is terms, not bytes: a 4 MB module
 // `x := [0,0,...]` (two million terms) took 1.7 GB.
 //
-// Measured with RegoTerms: the embedded library makes 4,745 terms in 24
-// KB (0.20 a byte); the modules hcp-rego generates 0.013 a byte (long
-// strings): 128,745 terms with the library for the 1000 packs of
-// bench/largeset (10 MB), 376,745 for its 3000 packs (30 MB). A runtime's
+// Measured with RegoTerms: the embedded library makes 4,912 terms in 24
+// KB (0.20 a byte); the modules hcp-rego generates 0.019 a byte (long
+// strings): 188,912 terms with the library for the 1000 packs of
+// bench/largeset (10 MB), 556,912 for its 3000 packs (30 MB). A runtime's
 // rules or a repository's Rego tests are of the library's size; the limit,
-// 1,048,576, is 220 times the library and 2.8 times the largest generated
+// 1,048,576, is 210 times the library and 1.9 times the largest generated
 // set (a bundle's modules count against bundles.Limits.Terms instead).
 // eval --ext holds per term, beyond a base of 28 MB, for shapes of 500,000
 // terms and more: 1.2 KB for long arrays of numbers or strings and for
@@ -58,10 +58,11 @@ func (b *TermBudget) Take(file string, src []byte) error {
 
 // RegoTerms counts, in one pass over src and before it is parsed, the
 // terms that the Rego text src can make: each number, string (a template
-// string's each part) and opening bracket counts one, and an identifier
-// or keyword, an operator, "in" and a call as many terms as OPA's parser
-// may build for them. Comments, white space, closing brackets, commas,
-// colons, dots and semicolons count nothing. It is an upper bound within a
+// string's each part), opening bracket and comment (which OPA's parser
+// keeps, with its place) counts one, and an identifier or keyword, an
+// operator, "in" and a call as many terms as OPA's parser may build for
+// them. White space, closing brackets, commas, colons, dots and
+// semicolons count nothing. It is an upper bound within a
 // small factor of the terms OPA's parser builds (`[0,0,0]` is 4 counted
 // and 4 built; `input.a.b` 6 and 4; `1.5` 2 and 1; `x := 1` 6 and 4), and it
 // reads the text as OPA's scanner does: a "#" in a string starts no
@@ -131,10 +132,10 @@ func (c *termCounter) code() {
 				w = varTerms
 			}
 		case ch == '#':
+			// A comment is one: OPA's parser keeps each, with its place.
 			for c.i < len(c.src) && c.src[c.i] != '\n' {
 				c.i++
 			}
-			continue
 		case ch == '"':
 			c.str('"', false)
 		case ch == '`':

@@ -102,15 +102,15 @@ func TestRegoTermsBoundsParsedTerms(t *testing.T) {
 
 // TestRegoTermsLexical checks that RegoTerms reads text as OPA's scanner
 // does: each text counts as the plainer one it is like. A "#" in a string
-// starts no comment, a quote in a comment or a raw string starts no
-// string, escapes are skipped as the scanner skips them, and a template
+// starts no comment, a comment counts one whatever it holds, a quote in a
+// comment or a raw string starts no string, escapes are skipped as the scanner skips them, and a template
 // string's expressions count as code (a template counts two terms and a
 // part one, like "s" "s").
 func TestRegoTermsLexical(t *testing.T) {
 	tests := []struct{ name, src, like string }{
 		{"a # in a string", "x := \"a#b\"\ny := [0,0]", "x := \"s\"\ny := [0,0]"},
-		{"a quote in a comment", "# \"\nx := [0]", "x := [0]"},
-		{"a comment", "x := 1 # [0, 0, 0]\n", "x := 1"},
+		{"a quote in a comment", "# \"\nx := [0]", "#\nx := [0]"},
+		{"a comment", "x := 1 # [0, 0, 0]\n", "x := 1 #"},
 		{"a raw string", "x := `a\"#b`\ny := 1", "x := \"s\"\ny := 1"},
 		{"a raw string across lines", "x := `a\n#b\"`\ny := 1", "x := \"s\"\ny := 1"},
 		{"an escaped quote", `x := "a\"#[0]" [0]`, `x := "s" [0]`},
@@ -149,7 +149,7 @@ func TestRegoTermsWeights(t *testing.T) {
 		{`{"a": 0}`, 3},             // a colon counts nothing
 		{"f(0)", 5},                 // a call and its reference
 		{"0 in x", 7},               // internal.member_2(0, x): a call, a reference, a variable and a string
-		{"# [0,0]\n; , . ] } )", 0}, // a comment, and what builds nothing
+		{"# [0,0]\n; , . ] } )", 1}, // a comment counts one (OPA keeps each), the rest builds nothing
 		{`$"a{0}b"`, 4},             // a template: the template and its first part, 0, and its last part
 	}
 	for _, tt := range tests {
