@@ -260,7 +260,7 @@ func looksLikeGrantFile(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	root, err := source.ParseJSON(path, data)
+	root, err := source.ParseJSON(path, data, nil) // a file at a time, each dropped
 	if err != nil {
 		if bytes.Contains(data, []byte(`"grants"`)) {
 			return false, err

@@ -7,8 +7,8 @@ import (
 // loadGrants reads and validates one grant file and returns its grants,
 // numbered from 1 in the file (Load gives them their place in the run),
 // and the file's sha256.
-func loadGrants(path string) ([]*Grant, string, error) {
-	root, sum, err := readChecked(path, "grants")
+func loadGrants(path string, budget *source.Budget) ([]*Grant, string, error) {
+	root, sum, err := readChecked(path, "grants", budget)
 	if err != nil {
 		return nil, "", err
 	}

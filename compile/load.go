@@ -14,7 +14,8 @@ import (
 // Load reads every pack and grant file, each once, and returns what it
 // read, with every problem found in any of them (Sources.Err). It does not
 // lint: Sources.Check does. Files are read and validated in parallel; the
-// sources do not depend on the order they finish in.
+// sources do not depend on the order they finish in. Their values count
+// against one budget (source.MaxJSONValues in all).
 //
 // When a file is bad, the sources hold the files that could be read, so
 // that Check still reports every problem of the run at once (SPEC §2.2).
@@ -24,7 +25,7 @@ func Load(packDirs, grantFiles []string) *Sources {
 	packDirs, grantFiles = onceEach(slices.Clone(packDirs)), onceEach(slices.Clone(grantFiles))
 	m := &Sources{contents: contents{grantDigests: map[string]string{}, byID: map[string]*Pack{}}}
 	var errs source.Errors
-	packs, files := loadAll(packDirs, grantFiles)
+	packs, files := loadAll(packDirs, grantFiles, source.NewBudget())
 	for i, r := range packs {
 		errs.Merge(packDirs[i], r.err)
 		p := r.value
@@ -67,25 +68,26 @@ type loaded[T any] struct {
 }
 
 // loadAll reads every pack folder and grant file on all CPUs, in one
-// pool, and returns what each gave in the order given. Grant files are
+// pool, their values counted in budget, and returns what each gave in
+// the order given. Grant files are
 // started first: one file can hold every grant of a run, the largest
 // single piece of work, and the packs then share the other CPUs with it
 // rather than wait for it, or it for them.
-func loadAll(packDirs, grantFiles []string) ([]loaded[*Pack], []loaded[[]*Grant]) {
+func loadAll(packDirs, grantFiles []string, budget *source.Budget) ([]loaded[*Pack], []loaded[[]*Grant]) {
 	packs := make([]loaded[*Pack], len(packDirs))
 	files := make([]loaded[[]*Grant], len(grantFiles))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, file := range grantFiles {
 		g.Go(func() error {
-			grants, sum, err := loadGrants(filepath.ToSlash(file))
+			grants, sum, err := loadGrants(filepath.ToSlash(file), budget)
 			files[i] = loaded[[]*Grant]{grants, sum, err}
 			return nil
 		})
 	}
 	for i, dir := range packDirs {
 		g.Go(func() error {
-			p, err := loadPack(dir)
+			p, err := loadPack(dir, budget)
 			packs[i] = loaded[*Pack]{p, "", err}
 			return nil
 		})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // TestCheckedDropsTrees checks that a checked model no longer holds the
@@ -135,6 +136,43 @@ func TestPathsMustBeUTF8(t *testing.T) {
 		err := Load(tt.packs, tt.grants).Err()
 		if err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
 			t.Errorf("Load(%q, %q): %v, want the path refused", tt.packs, tt.grants, err)
+		}
+	}
+}
+
+// TestLoadSharesOneBudget reads packs and grant files that each fit the
+// budget of a run's values but together pass it: one of them is refused,
+// the limit named, whatever order they were read in.
+func TestLoadSharesOneBudget(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	var packs, grants []string
+	for _, id := range []string{"a", "b", "c"} {
+		files[id+"/manifest.json"] = `{"id": "` + id + `", "commands": {"browse": {}}}`                                                        // 4 values
+		files[id+"/policy.json"] = `{"surface_id": "` + id + `", "verbs": {"browse": {"operation": "read", "privacy": {"land": "personal"}}}}` // 7
+		files[id+".json"] = `{"grants": [{"subject": "default", "pack_id": "` + id + `", "capabilities": ["verb.exec.read"]}]}`                // 7
+		packs, grants = append(packs, id), append(grants, id+".json")
+	}
+	treetest.Write(t, dir, files)
+	t.Chdir(dir)
+	for _, limit := range []int64{54, 53} { // 3 × 18 values
+		packsRead, filesRead := loadAll(packs, grants, source.NewBudgetOf(source.Limits{JSON: limit, File: 1 << 20, YAML: 1, Aliases: 1}))
+		var refused []string
+		for _, p := range packsRead {
+			if p.err != nil {
+				refused = append(refused, p.err.Error())
+			}
+		}
+		for _, f := range filesRead {
+			if f.err != nil {
+				refused = append(refused, f.err.Error())
+			}
+		}
+		switch {
+		case limit == 54 && len(refused) > 0:
+			t.Errorf("54 values under a limit of 54: %q", refused)
+		case limit == 53 && (len(refused) == 0 || !strings.Contains(strings.Join(refused, "\n"), ": more values than the limit of 53 for the JSON files of one run")):
+			t.Errorf("54 values under a limit of 53: %q", refused)
 		}
 	}
 }

@@ -10,11 +10,12 @@ import (
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
-// readChecked reads one JSON file, parses it and validates it against the
-// named schema. It returns the tree, the file's sha256, and every problem.
+// readChecked reads one JSON file, parses it with the run's budget and
+// validates it against the named schema. It returns the tree, the file's
+// sha256, and every problem.
 // A path that is not UTF-8 is refused: a decision names the policy and
 // grant files as text (source.row, source.grant), which cannot spell it.
-func readChecked(path, schemaName string) (*source.Node, string, error) {
+func readChecked(path, schemaName string, budget *source.Budget) (*source.Node, string, error) {
 	if !utf8.ValidString(path) {
 		return nil, "", &source.Error{File: source.Printable(path), Msg: "the path is not valid UTF-8: decisions and bundles name pack and grant files as text, which cannot spell it"}
 	}
@@ -23,7 +24,7 @@ func readChecked(path, schemaName string) (*source.Node, string, error) {
 		return nil, "", err
 	}
 	sum := sha256.Sum256(data)
-	root, err := source.ParseJSON(path, data)
+	root, err := source.ParseJSON(path, data, budget)
 	if err != nil {
 		return nil, "", err
 	}
@@ -37,7 +38,7 @@ func readChecked(path, schemaName string) (*source.Node, string, error) {
 // of both files, not just the first. A manifest that repeats a trigger is
 // an error, but the pack is returned with it, so that Load's caller can
 // still lint the rest of the pack (see Load).
-func loadPack(dir string) (*Pack, error) {
+func loadPack(dir string, budget *source.Budget) (*Pack, error) {
 	p := &Pack{
 		Dir:          filepath.ToSlash(dir),
 		PolicyFile:   filepath.ToSlash(filepath.Join(dir, "policy.json")),
@@ -47,9 +48,9 @@ func loadPack(dir string) (*Pack, error) {
 	var errs source.Errors
 	var policySum, manifestSum string
 	var err error
-	p.manifest, manifestSum, err = readChecked(p.ManifestFile, "manifest")
+	p.manifest, manifestSum, err = readChecked(p.ManifestFile, "manifest", budget)
 	errs.Merge(p.ManifestFile, err)
-	p.policy, policySum, err = readChecked(p.PolicyFile, "policy")
+	p.policy, policySum, err = readChecked(p.PolicyFile, "policy", budget)
 	errs.Merge(p.PolicyFile, err)
 	if len(errs) > 0 {
 		return nil, errs.Err()

@@ -76,13 +76,13 @@ func caseInputs(t testing.TB) []any {
 	t.Helper()
 	paths, _ := filepath.Glob("../testdata/cases/*.cases.*")
 	var inputs []any
-	aliases := source.NewAliasBudget()
+	budget := source.NewBudget()
 	for _, path := range paths {
-		read := func(path string) (*source.Node, error) { return source.ReadYAML(path, aliases) }
+		read := source.ReadYAML
 		if filepath.Ext(path) == ".json" {
 			read = source.ReadJSON
 		}
-		root, err := read(path)
+		root, err := read(path, budget)
 		if err != nil {
 			t.Fatal(err)
 		}

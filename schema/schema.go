@@ -5,9 +5,11 @@
 package schema
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -82,8 +84,15 @@ func Get(name string) *Schema {
 	return s
 }
 
-// Validate checks root, the parsed contents of file, and returns every
-// violation, sorted, as source.Errors (nil when root is valid).
+// MaxProblems is the most violations of one file that Validate lists: a
+// file of a million bad values would print a million lines, and each
+// line costs more to write than its value cost to read.
+const MaxProblems = 1000
+
+// Validate checks root, the parsed contents of file, and returns its
+// violations, sorted, as source.Errors (nil when root is valid): every
+// one, or the first MaxProblems and a last line that says how many more
+// there are.
 func (s *Schema) Validate(file string, root *source.Node) error {
 	err := s.compiled.Validate(root.Value())
 	if err == nil {
@@ -93,8 +102,20 @@ func (s *Schema) Validate(file string, root *source.Node) error {
 	if !ok {
 		return &source.Error{File: file, Msg: err.Error()}
 	}
+	leaves := s.leaves(ve)
+	at := func(leaf *jsonschema.ValidationError) source.Pos {
+		return cmp.Or(root.Pointer(leaf.InstanceLocation), root).Pos
+	}
+	slices.SortStableFunc(leaves, func(a, b *jsonschema.ValidationError) int {
+		pa, pb := at(a), at(b)
+		return cmp.Or(cmp.Compare(pa.Line, pb.Line), cmp.Compare(pa.Col, pb.Col), cmp.Compare(a.KeywordLocation, b.KeywordLocation))
+	})
 	var errs source.Errors
-	for _, leaf := range s.leaves(ve) {
+	for i, leaf := range leaves {
+		if len(errs) >= MaxProblems {
+			errs = append(errs, &source.Error{File: file, Pos: at(leaf), Msg: fmt.Sprintf("%d more violations from here on are not listed (a file lists its first %d problems)", len(leaves)-i, MaxProblems)})
+			break
+		}
 		errs = append(errs, s.translate(file, root, leaf)...)
 	}
 	return errs.Err() // sorted, each problem once

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -93,7 +94,7 @@ func TestMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root, err := source.ParseJSON("p.json", []byte(tt.json))
+			root, err := source.ParseJSON("p.json", []byte(tt.json), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,5 +127,36 @@ func TestRowSchemaOnceInEffect(t *testing.T) {
 	stimuli := props["stimuli"].(map[string]any)["additionalProperties"]
 	if verbs == nil || !reflect.DeepEqual(verbs, stimuli) {
 		t.Errorf("the row schemas of verbs and stimuli differ:\n%v\n%v", verbs, stimuli)
+	}
+}
+
+// TestValidateListsAtMostMaxProblems gives a grant file of 1,500 bad
+// grants in one line: the first 1,000 problems are listed, in order, and
+// a last line at the first one left out says how many are not. The same
+// lines each time, whatever order the library found them in.
+func TestValidateListsAtMostMaxProblems(t *testing.T) {
+	doc := `{"grants": [` + strings.TrimSuffix(strings.Repeat("0,", 1500), ",") + "]}"
+	root, err := source.ParseJSON("g.json", []byte(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Get("grants").Validate("g.json", root)
+	lines := strings.Split(fmt.Sprint(err), "\n")
+	if len(lines) != MaxProblems+1 {
+		t.Fatalf("%d lines, want %d", len(lines), MaxProblems+1)
+	}
+	if want := "g.json:1:13: grants[0]: must be an object, got a number"; lines[0] != want {
+		t.Errorf("first line %q, want %q", lines[0], want)
+	}
+	if want := "g.json:1:2011: grants[999]: must be an object, got a number"; lines[MaxProblems-1] != want {
+		t.Errorf("line %d %q, want %q", MaxProblems, lines[MaxProblems-1], want)
+	}
+	if want := "g.json:1:2013: 500 more violations from here on are not listed (a file lists its first 1000 problems)"; lines[MaxProblems] != want {
+		t.Errorf("last line %q, want %q", lines[MaxProblems], want)
+	}
+	for range 3 {
+		if again := Get("grants").Validate("g.json", root); again.Error() != err.Error() {
+			t.Fatal("another validation listed other problems")
+		}
 	}
 }

@@ -27,7 +27,7 @@ func FuzzParseJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := len(treetest.Lines(string(data)))
 		quickAgrees(t, data)
-		root, err := ParseJSON("f.json", data)
+		root, err := ParseJSON("f.json", data, nil)
 		if err != nil {
 			for _, e := range err.(Errors) {
 				if e.Pos.Line < 1 || e.Pos.Line > lines || e.Pos.Col < 1 {
@@ -56,11 +56,11 @@ func walk(n *Node, visit func(*Node)) {
 // does not, or reads it into another tree.
 func quickAgrees(t *testing.T, data []byte) {
 	t.Helper()
-	quick, ok := quickParse(data)
+	quick, _, ok := quickParse(data, unbounded())
 	if !ok || len(bytes.TrimSpace(data)) == 0 || !utf8.Valid(data) {
 		return
 	}
-	walked, err := (&parser{file: "f.json", data: data, ix: newLineIndex(data)}).walk()
+	walked, err := (&parser{file: "f.json", data: data, ix: newLineIndex(data), vals: unbounded()}).walk()
 	if err != nil {
 		t.Fatalf("quickParse accepted what the walk refuses: %v", err)
 	}

@@ -24,13 +24,21 @@ type parser struct {
 	ix   *lineIndex
 	dec  *json.Decoder
 	errs Errors // problems that do not stop the walk (duplicate keys)
+	vals *tally // the values of the run's JSON files
 }
 
 // ParseJSON parses data, the contents of file, into a tree of positioned
 // nodes. It returns every duplicate key it finds, or else the first syntax
 // problem, as Errors.
-func ParseJSON(file string, data []byte) (*Node, error) {
-	p := &parser{file: file, data: data, ix: newLineIndex(data)}
+//
+// Its values are taken from budget, the budget of the run that reads
+// file, and a value past its limit is refused where it starts; nil gives
+// file a budget of its own, for a run that reads one JSON file only.
+func ParseJSON(file string, data []byte, budget *Budget) (*Node, error) {
+	if budget == nil {
+		budget = NewBudget()
+	}
+	p := &parser{file: file, data: data, ix: newLineIndex(data), vals: newTally(budget)}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, p.fail(0, "empty file, want a JSON document")
 	}
@@ -40,10 +48,25 @@ func ParseJSON(file string, data []byte) (*Node, error) {
 	if bytes.HasPrefix(data, []byte("\uFEFF")) {
 		return nil, p.fail(0, "the file starts with a byte-order mark (U+FEFF), which JSON does not allow; save it without one")
 	}
-	if root, ok := quickParse(data); ok {
+	defer p.vals.keep()
+	root, over, ok := quickParse(data, p.vals)
+	switch {
+	case ok:
 		return root, nil
+	case over >= 0:
+		return nil, p.overLimit(over)
 	}
+	p.vals.drop() // the walk reads the same values again
 	return p.walk()
+}
+
+// overLimit is the error of the value at offset past the file's limit or
+// the run's.
+func (p *parser) overLimit(offset int) error {
+	if p.vals.full() {
+		return p.fail(offset, "more values than the limit of %d for one JSON file", p.vals.file)
+	}
+	return p.fail(offset, "more values than the limit of %d for the JSON files of one run", p.vals.c.limit)
 }
 
 // walk parses the file with encoding/json's token decoder, which names
@@ -136,6 +159,9 @@ func (p *parser) value(depth int) (*Node, error) {
 	tok, start, err := p.token()
 	if err != nil {
 		return nil, err
+	}
+	if p.vals.full() || !p.vals.one() {
+		return nil, p.overLimit(start)
 	}
 	n := &Node{Pos: p.ix.pos(start)}
 	switch t := tok.(type) {

@@ -30,7 +30,7 @@ func TestPositions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root, err := ParseJSON("f.json", []byte(tt.json))
+			root, err := ParseJSON("f.json", []byte(tt.json), nil)
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}
@@ -74,7 +74,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseJSON("f.json", []byte(tt.json))
+			_, err := ParseJSON("f.json", []byte(tt.json), nil)
 			if err == nil {
 				t.Fatal("parse succeeded, want an error")
 			}
@@ -87,7 +87,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestLongString(t *testing.T) {
 	data := `{"a": "` + strings.Repeat("x", 30<<20) + `"}`
-	_, err := ParseJSON("f.json", []byte(data))
+	_, err := ParseJSON("f.json", []byte(data), nil)
 	want := "f.json:1:7: string of 31457280 bytes is longer than the limit of 1048576"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %s", err, want)
@@ -95,7 +95,7 @@ func TestLongString(t *testing.T) {
 }
 
 func TestPath(t *testing.T) {
-	root, err := ParseJSON("f.json", []byte(`{"verbs": {"mail.send": {"privacy": {"land": "x"}}}, "grants": [{"a b": 1}], "7": {"8": 1}}`))
+	root, err := ParseJSON("f.json", []byte(`{"verbs": {"mail.send": {"privacy": {"land": "x"}}}, "grants": [{"a b": 1}], "7": {"8": 1}}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestQuickParse(t *testing.T) {
 		good = append(good, string(data))
 	}
 	for _, doc := range good {
-		if _, ok := quickParse([]byte(doc)); !ok {
+		if _, _, ok := quickParse([]byte(doc), unbounded()); !ok {
 			t.Errorf("quickParse gave up on a good file: %.60q", doc)
 		}
 		quickAgrees(t, []byte(doc))
@@ -142,15 +142,15 @@ func TestQuickParse(t *testing.T) {
 		`{"` + strings.Repeat("k", MaxStringBytes+1) + `": 1}`,
 	}
 	for _, doc := range bad {
-		if _, ok := quickParse([]byte(doc)); ok {
+		if _, _, ok := quickParse([]byte(doc), unbounded()); ok {
 			t.Errorf("quickParse accepted a file with a problem: %.60q", doc)
 		}
 	}
 	// jsontext refuses a lone surrogate escape, which encoding/json reads as
 	// U+FFFD: the walk reads such a file as before.
 	lone := []byte(`{"a": "\ud800"}`)
-	root, err := ParseJSON("f.json", lone)
-	if _, ok := quickParse(lone); ok || err != nil || root.Field("a").Text != "\ufffd" {
+	root, err := ParseJSON("f.json", lone, nil)
+	if _, _, ok := quickParse(lone, unbounded()); ok || err != nil || root.Field("a").Text != "\ufffd" {
 		t.Errorf("lone surrogate: quickParse ok=%v, ParseJSON %v %v", ok, root, err)
 	}
 }
@@ -170,3 +170,6 @@ func TestErrorsOnceAndClip(t *testing.T) {
 		t.Errorf("Clip: %q, want %q", got, want)
 	}
 }
+
+// unbounded is a tally of a budget of its own, for quickParse alone.
+func unbounded() *tally { return newTally(NewBudget()) }

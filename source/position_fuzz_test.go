@@ -105,7 +105,7 @@ func FuzzParsedPositions(f *testing.F) {
 	}
 	f.Add([]byte("{\"a\" :\t[ 1 ,-2.5e3 , \"\\u00e9\\n\" ,{} ,[ ] ,true,false ,null ],\r\n\"é\":\"日本\" , \"\":0}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		root, err := ParseJSON("f.json", data)
+		root, err := ParseJSON("f.json", data, nil)
 		if err != nil {
 			return
 		}

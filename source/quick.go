@@ -17,20 +17,24 @@ type quickParser struct {
 	data []byte
 	ix   *lineIndex
 	dec  *jsontext.Decoder
+	vals *tally // the values of the run's JSON files
+	over int    // where the value past the run's limit starts, or -1
 }
 
-// quickParse returns the tree of data, or false when the file has any
-// problem at all.
-func quickParse(data []byte) (*Node, bool) {
-	q := &quickParser{data: data, ix: newLineIndex(data), dec: jsontext.NewDecoder(bytes.NewReader(data))}
-	root, ok := q.value(0)
+// quickParse returns the tree of data, its values counted in vals, or
+// false when the file has any problem at all. When that problem is a
+// value past the run's limit, over is where it starts: the file has no
+// other problem before it.
+func quickParse(data []byte, vals *tally) (root *Node, over int, ok bool) {
+	q := &quickParser{data: data, ix: newLineIndex(data), dec: jsontext.NewDecoder(bytes.NewReader(data)), vals: vals, over: -1}
+	root, ok = q.value(0)
 	if !ok {
-		return nil, false
+		return nil, q.over, false
 	}
 	if pastSpace(data, int(q.dec.InputOffset())) < len(data) {
-		return nil, false // anything but white space after the value
+		return nil, -1, false // anything but white space after the value
 	}
-	return root, true
+	return root, -1, true
 }
 
 // next returns the offset at which the next token starts.
@@ -40,6 +44,10 @@ func (q *quickParser) value(depth int) (*Node, bool) {
 	start := q.next()
 	tok, err := q.dec.ReadToken()
 	if err != nil {
+		return nil, false
+	}
+	if q.vals.full() || !q.vals.one() {
+		q.over = start
 		return nil, false
 	}
 	n := &Node{Pos: q.ix.pos(start)}

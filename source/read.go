@@ -56,11 +56,12 @@ func Describe(err error, missing string) string {
 	return err.Error()
 }
 
-// ReadJSON reads and parses one JSON input file.
-func ReadJSON(path string) (*Node, error) {
+// ReadJSON reads and parses one JSON input file, with the run's budget
+// (see ParseJSON).
+func ReadJSON(path string, budget *Budget) (*Node, error) {
 	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseJSON(path, data)
+	return ParseJSON(path, data, budget)
 }

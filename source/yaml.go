@@ -7,37 +7,10 @@ import (
 	"io"
 	"regexp"
 	"strconv"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
-
-// MaxAliasValues bounds how many values alias expansion may add to the
-// YAML files of one run, all together (SPEC §5), so that a few nested
-// anchors ("billion laughs") cannot make a small file cost unbounded
-// memory, nor many files each under the bound.
-const MaxAliasValues = 1 << 20
-
-// AliasBudget is what alias expansion may still add, MaxAliasValues at
-// first, to every YAML file of one run: a command makes one and reads
-// each YAML file with it. It is safe for concurrent use.
-type AliasBudget struct {
-	left atomic.Int64
-}
-
-// NewAliasBudget returns the budget of one run.
-func NewAliasBudget() *AliasBudget {
-	b := &AliasBudget{}
-	b.left.Store(MaxAliasValues)
-	return b
-}
-
-// take counts one value that alias expansion adds, and reports whether
-// the budget had room for it.
-func (b *AliasBudget) take() bool {
-	return b.left.Add(-1) >= 0
-}
 
 // yamlReader converts one parsed YAML document into positioned nodes.
 type yamlReader struct {
@@ -45,7 +18,7 @@ type yamlReader struct {
 	errs    Errors
 	done    map[*yaml.Node]*Node // anchored values, converted once
 	open    map[*yaml.Node]bool  // anchored values being converted
-	aliases *AliasBudget         // what alias expansion may still add
+	aliases *count               // what alias expansion may still add
 	stopped bool                 // a limit was passed: convert no more
 	lines   int                  // lines in the file
 }
@@ -62,17 +35,23 @@ type yamlReader struct {
 // at its own position, the values inside it at the anchor's. It returns
 // every problem it finds, or else the first syntax error.
 //
-// What alias expansion adds is taken from aliases, the budget of the run
-// that reads file; nil gives file a budget of its own, for a run that
-// reads one YAML file only.
-func ParseYAML(file string, data []byte, aliases *AliasBudget) (*Node, error) {
-	if aliases == nil {
-		aliases = NewAliasBudget()
+// The values the file can make (yamlBound) are taken from budget, the
+// budget of the run that reads file, before the YAML library parses it,
+// and what alias expansion adds as it adds them; nil gives file a budget
+// of its own, for a run that reads one YAML file only.
+func ParseYAML(file string, data []byte, budget *Budget) (*Node, error) {
+	if budget == nil {
+		budget = NewBudget()
 	}
-	y := &yamlReader{file: file, done: map[*yaml.Node]*Node{}, open: map[*yaml.Node]bool{}, aliases: aliases}
+	y := &yamlReader{file: file, done: map[*yaml.Node]*Node{}, open: map[*yaml.Node]bool{}, aliases: &budget.aliases}
 	y.lines = len(splitLines(data))
 	if err := y.checkText(data); err != nil {
 		return nil, err
+	}
+	values := yamlBound(data)
+	if !budget.yaml.take(values) {
+		return nil, y.failAt(data, yamlPast(data, budget.yaml.left.Load()),
+			"more values than the limit of %d for the YAML files of one run (counted before parsing: a ':', '?' or '{' counts 3, a '[', ',' or '-' 2)", budget.yaml.limit)
 	}
 	doc, err := y.document(data)
 	if err != nil {
@@ -82,14 +61,14 @@ func ParseYAML(file string, data []byte, aliases *AliasBudget) (*Node, error) {
 	return root, y.errs.Err()
 }
 
-// ReadYAML reads and parses one YAML input file, with the run's alias
-// budget (see ParseYAML).
-func ReadYAML(path string, aliases *AliasBudget) (*Node, error) {
+// ReadYAML reads and parses one YAML input file, with the run's budget
+// (see ParseYAML).
+func ReadYAML(path string, budget *Budget) (*Node, error) {
 	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseYAML(path, data, aliases)
+	return ParseYAML(path, data, budget)
 }
 
 // checkText rejects what the YAML library would reject without a position:

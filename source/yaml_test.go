@@ -80,7 +80,7 @@ func TestYAMLValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := ParseJSON("want.json", []byte(tt.want))
+			want, err := ParseJSON("want.json", []byte(tt.want), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestYAMLAliasBudgetShared(t *testing.T) {
 	if _, err := ParseYAML("two.yaml", []byte(doc), nil); err != nil {
 		t.Fatalf("a second file with a budget of its own: %v", err)
 	}
-	shared := NewAliasBudget()
+	shared := NewBudget()
 	if _, err := ParseYAML("one.yaml", []byte(doc), shared); err != nil {
 		t.Fatalf("the first file: %v", err)
 	}

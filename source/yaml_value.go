@@ -1,6 +1,7 @@
 package source
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -67,9 +68,13 @@ func (y *yamlReader) alias(n *yaml.Node, depth int) *Node {
 		return nil
 	}
 	copied, err := y.clone(v, depth)
+	if err == errTooManyAliased {
+		y.add(n, "alias *%s: aliases expand to more than %d values, the limit for all the YAML files of one run", n.Value, y.aliases.limit)
+		y.stopped = true
+		return nil
+	}
 	if err != nil {
 		y.add(n, "alias *%s: %v", n.Value, err)
-		y.stopped = err == errTooManyAliased
 		return nil
 	}
 	copied.Pos, copied.Key, copied.KeyPos = y.pos(n), "", Pos{}
@@ -77,7 +82,7 @@ func (y *yamlReader) alias(n *yaml.Node, depth int) *Node {
 }
 
 var (
-	errTooManyAliased = fmt.Errorf("aliases expand to more than %d values, the limit for all the YAML files of one run", MaxAliasValues)
+	errTooManyAliased = errors.New("aliases expand past the run's limit")
 	errTooDeep        = fmt.Errorf("nesting deeper than %d levels", MaxDepth)
 )
 
@@ -85,7 +90,7 @@ var (
 // expansion adds and stopping when the count or the nesting passes its
 // limit.
 func (y *yamlReader) clone(v *Node, depth int) (*Node, error) {
-	if !y.aliases.take() {
+	if !y.aliases.take(1) {
 		return nil, errTooManyAliased
 	}
 	c := *v

@@ -59,14 +59,15 @@ type Ext struct {
 // LoadCaseFile reads a case file (YAML, or JSON when its name ends in
 // .json), validates it against the cases schema, and checks that the packs
 // and grant files it names exist and that its case names are unique. It
-// returns every problem, positioned. A YAML file's alias expansion takes
-// from aliases, the budget of every case file of the run (see
-// source.ParseYAML), and the terms of its runtime rules from terms, the
+// returns every problem, positioned. Its values, and what a YAML file's
+// aliases expand to, are taken from budget, the budget of every case file
+// of the run (see source.ParseJSON and source.ParseYAML), and the terms of
+// its runtime rules from terms, the
 // budget of every Rego module of the run (see hcprego.ReadExt; nil for a
 // budget of their own).
-func LoadCaseFile(path string, aliases *source.AliasBudget, terms *source.TermBudget) (*CaseFile, error) {
+func LoadCaseFile(path string, budget *source.Budget, terms *source.TermBudget) (*CaseFile, error) {
 	path = filepath.Clean(path)
-	root, err := readCaseFile(path, aliases)
+	root, err := readCaseFile(path, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -133,11 +134,11 @@ func isStrings(n *source.Node) bool {
 	return true
 }
 
-func readCaseFile(path string, aliases *source.AliasBudget) (*source.Node, error) {
+func readCaseFile(path string, budget *source.Budget) (*source.Node, error) {
 	if strings.HasSuffix(path, ".json") {
-		return source.ReadJSON(path)
+		return source.ReadJSON(path, budget)
 	}
-	return source.ReadYAML(path, aliases)
+	return source.ReadYAML(path, budget)
 }
 
 // resolvePaths resolves the paths a case file lists against its folder

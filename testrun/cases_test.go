@@ -38,7 +38,7 @@ cases:
     want: { allow: false, reasons: [] }
     ext: { deny: [frozen] }
 `}))
-	cf, err := LoadCaseFile("cases/ok.cases.yaml", source.NewAliasBudget(), nil)
+	cf, err := LoadCaseFile("cases/ok.cases.yaml", source.NewBudget(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ cases:
 
 func TestCaseFileDefaults(t *testing.T) {
 	caseTree(t, map[string]string{"a.cases.json": `{"grants": [], "cases": [{"name": "x", "input": {}, "want": {"code": "invalid_input"}}]}`})
-	cf, err := LoadCaseFile("a.cases.json", source.NewAliasBudget(), nil)
+	cf, err := LoadCaseFile("a.cases.json", source.NewBudget(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestCaseFileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			caseTree(t, withPaths(map[string]string{tt.file: tt.text}))
-			_, err := LoadCaseFile(tt.file, source.NewAliasBudget(), nil)
+			_, err := LoadCaseFile(tt.file, source.NewBudget(), nil)
 			if err == nil {
 				t.Fatal("loaded, want errors")
 			}
@@ -150,7 +150,7 @@ func TestCaseFileExtPaths(t *testing.T) {
 		"cases/out.cases.yaml":  "packs: [../packs/ledger]\next: [../bad]\ncases:\n  - name: a\n    input: 1\n    want: { code: invalid_input }\n",
 		"cases/both.cases.yaml": "packs: [../packs/ledger]\next: [../rt]\ncases:\n  - name: a\n    input: 1\n    want: { code: invalid_input }\n    ext: { deny: [x] }\n",
 	}))
-	cf, err := LoadCaseFile("cases/ok.cases.yaml", source.NewAliasBudget(), nil)
+	cf, err := LoadCaseFile("cases/ok.cases.yaml", source.NewBudget(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,12 +161,12 @@ func TestCaseFileExtPaths(t *testing.T) {
 		"cases/bad.cases.yaml":  "cases/bad.cases.yaml:2:7: ext[0]: \"../nowhere\": no such file or folder",
 		"cases/both.cases.yaml": "cases/both.cases.yaml:4:5: case \"a\" sets ext reasons, but the file loads the runtime's rules (ext paths): give one or the other",
 	} {
-		_, err := LoadCaseFile(file, source.NewAliasBudget(), nil)
+		_, err := LoadCaseFile(file, source.NewBudget(), nil)
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: error %v, want %q", file, err, want)
 		}
 	}
-	if _, err := LoadCaseFile("cases/out.cases.yaml", source.NewAliasBudget(), nil); err == nil || !strings.HasPrefix(err.Error(), filepath.Join("bad", "authz.rego")+":1:") {
+	if _, err := LoadCaseFile("cases/out.cases.yaml", source.NewBudget(), nil); err == nil || !strings.HasPrefix(err.Error(), filepath.Join("bad", "authz.rego")+":1:") {
 		t.Errorf("a module outside hcp.ext: error %v, want one at bad/authz.rego:1", err)
 	}
 }

@@ -94,7 +94,7 @@ func checkCaseErrors(t *testing.T, err error, path, dir string, data []byte) {
 // checkReport holds an accepted file's report to its cases.
 func checkReport(t *testing.T, r *Report, path string, data []byte) {
 	t.Helper()
-	cf, err := LoadCaseFile(path, source.NewAliasBudget(), nil)
+	cf, err := LoadCaseFile(path, source.NewBudget(), nil)
 	if err != nil {
 		t.Fatalf("the run accepted a case file that LoadCaseFile refuses: %v", err)
 	}

@@ -104,12 +104,13 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 	// A folder discovery could not walk, or a case file whose packs are
 	// not known, may hold or name the packs that a grant is about.
 	packsMissing := found.Incomplete
-	// Alias expansion is bounded across all the case files, not each alone.
-	aliases := source.NewAliasBudget()
+	// Values and alias expansion are bounded across all the case files,
+	// not each alone.
+	budget := source.NewBudget()
 	// So are the terms of the Rego modules: runtime rules and Rego tests.
 	terms := source.NewTermBudget()
 	for _, path := range found.CaseFiles {
-		cf, err := LoadCaseFile(path, aliases, terms)
+		cf, err := LoadCaseFile(path, budget, terms)
 		errs.Merge(path, err)
 		switch {
 		case err == nil:

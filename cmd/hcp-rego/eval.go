@@ -164,7 +164,9 @@ type decisionInput struct {
 
 // readInput reads the decision input, a JSON file or "-" for stdin. Any
 // JSON value is an input (garbage is decided invalid_input); text that is
-// not JSON is bad input.
+// not JSON is bad input. Its values have a budget of their own
+// (source.MaxJSONValues), beside the one that the packs and grant files
+// share.
 func readInput(stdin io.Reader, path string) (decisionInput, error) {
 	var data []byte
 	var err error
@@ -177,7 +179,7 @@ func readInput(stdin io.Reader, path string) (decisionInput, error) {
 	if err != nil {
 		return decisionInput{}, err
 	}
-	root, err := source.ParseJSON(path, data)
+	root, err := source.ParseJSON(path, data, nil)
 	if err != nil {
 		return decisionInput{}, err
 	}
