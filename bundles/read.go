@@ -138,7 +138,24 @@ func readWith(name string, loader bundle.DirectoryLoader, cfg *bundle.Verificati
 	if err != nil {
 		return nil, refused(name, err)
 	}
+	if err := checkBodies(name, &b); err != nil {
+		return nil, err
+	}
 	return &b, nil
+}
+
+// checkBodies refuses a bundle with a module body that OPA would take
+// too long to compile (source.CheckBodies), naming it inside name.
+func checkBodies(name string, b *bundle.Bundle) error {
+	for _, m := range b.Modules {
+		if m.Parsed == nil {
+			continue
+		}
+		if err := source.CheckBodies(m.Path, m.Parsed); err != nil {
+			return source.InModule(name+": bundle refused", err)
+		}
+	}
+	return nil
 }
 
 // refused is Read's error for a bundle that OPA's reader refuses. A module

@@ -224,6 +224,9 @@ func readExtModule(path string, terms *source.TermBudget) (Option, error) {
 	if err != nil {
 		return Option{}, source.OPAErrors(path, err)
 	}
+	if err := source.CheckBodies(path, mod); err != nil {
+		return Option{}, err
+	}
 	if !mod.Package.Path.HasPrefix(ast.MustParseRef("data.hcp.ext")) {
 		loc := mod.Package.Location
 		return Option{}, &source.Error{File: path, Pos: source.Pos{Line: loc.Row, Col: loc.Col},

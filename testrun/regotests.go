@@ -17,7 +17,8 @@ import (
 )
 
 // parseRegoTests reads and parses the Rego unit test files as Rego v1,
-// returning every file's syntax errors, positioned. Each file's terms are
+// returning every file's syntax errors and over-long bodies
+// (source.CheckBodies), positioned. Each file's terms are
 // counted against terms, the run's budget, before it is parsed: a file
 // that passes it is refused, and no later file is parsed.
 func parseRegoTests(files []string, terms *source.TermBudget) (map[string]*ast.Module, error) {
@@ -36,6 +37,10 @@ func parseRegoTests(files []string, terms *source.TermBudget) (map[string]*ast.M
 		mod, err := ast.ParseModuleWithOpts(file, string(data), ast.ParserOptions{RegoVersion: ast.RegoV1})
 		if err != nil {
 			errs.Merge(file, source.OPAErrors(file, err))
+			continue
+		}
+		if err := source.CheckBodies(file, mod); err != nil {
+			errs.Merge(file, err)
 			continue
 		}
 		mods[file] = mod
