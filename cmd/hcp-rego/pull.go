@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ type pullOptions struct {
 	plainHTTP bool
 	verify    bundles.Verification
 	limit     bundleLimit
+	timeout   time.Duration
 }
 
 func newPullCommand(s streams) *cobra.Command {
@@ -46,6 +48,7 @@ Credentials come from the Docker config, as for push.`,
 	f.BoolVar(&o.plainHTTP, "plain-http", false, "talk HTTP, not HTTPS, to the registry")
 	addVerificationFlags(cmd, &o.verify)
 	addBundleLimitFlag(f, &o.limit)
+	addTimeoutFlag(f, &o.timeout)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
@@ -65,9 +68,14 @@ func runPull(ctx context.Context, s streams, o pullOptions) error {
 	if o.verify.KeyFile != "" {
 		v = &o.verify
 	}
-	b, data, err := pullBundle(ctx, ref, o.plainHTTP, v, o.limit)
+	ctx, cancel, err := withTransferTimeout(ctx, o.timeout)
 	if err != nil {
 		return badInput(err)
+	}
+	defer cancel()
+	b, data, err := pullBundle(ctx, ref, o.plainHTTP, v, o.limit)
+	if err != nil {
+		return badInput(timedOut(ctx, o.timeout, err))
 	}
 	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
 		return badInput(err)

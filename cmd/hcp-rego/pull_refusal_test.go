@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 
@@ -83,5 +85,61 @@ func TestPullFailureKeepsOutput(t *testing.T) {
 				t.Errorf("the output's folder changed:\nbefore %v\nafter  %v", before, after)
 			}
 		})
+	}
+}
+
+// TestTransferTimeout holds push and pull to --timeout against a registry
+// that sends a byte and then nothing, within the client's idle limit of
+// 60 s: exit 2 soon after the timeout, one line that says so, and no
+// output written.
+func TestTransferTimeout(t *testing.T) {
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	dir := outputFixture(t)
+	bundle := filepath.Join(dir, "hcp.tar.gz")
+	if o := runInProcess(t, 0, "build", filepath.Join(dir, "pack"), "--grants", filepath.Join(dir, "grants.json"), "-o", bundle); o.code != exitOK {
+		t.Fatalf("build: exit %d: %s", o.code, o.stderr)
+	}
+	reg := registrytest.New(t)
+	ref := reg.Host + "/policy/hcp:r1"
+	if o := runInProcess(t, 0, "push", bundle, ref, "--plain-http"); o.code != exitOK {
+		t.Fatalf("push: exit %d: %s", o.code, o.stderr)
+	}
+	data, err := os.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{}) // closed before the registry closes
+	t.Cleanup(func() { close(ended) })
+	stall := func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodGet && !strings.Contains(r.URL.Path, "/blobs/") {
+			return false // the manifest, as it is
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(data[:1])
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-ended:
+		}
+		return true
+	}
+	reg.SetFault(stall)
+	out := filepath.Join(t.TempDir(), "hcp.tar.gz")
+	for _, args := range [][]string{
+		{"pull", ref, "-o", out, "--plain-http", "--timeout", "1s"},
+		{"push", bundle, reg.Host + "/policy/hcp:r2", "--plain-http", "--timeout", "1s"},
+	} {
+		o := runInProcess(t, 0, args...)
+		t.Logf("%s: %s", args[0], strings.TrimSpace(o.stderr))
+		if o.code != exitBadInput || strings.Count(o.stderr, "\n") != 1 || !strings.Contains(o.stderr, "(the transfer took longer than --timeout 1s)") || o.elapsed > 20*time.Second {
+			t.Errorf("%s: exit %d in %v, stderr %q; want exit 2 and one line naming --timeout", args[0], o.code, o.elapsed, o.stderr)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the pull that timed out wrote %s: %v", out, err)
+	}
+	if o := runInProcess(t, 0, "pull", ref, "-o", out, "--timeout", "0s"); o.code != exitBadInput || !strings.Contains(o.stderr, "--timeout 0s: want a positive duration") {
+		t.Errorf("--timeout 0s: exit %d, %q", o.code, o.stderr)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ type pushOptions struct {
 	ref       string
 	plainHTTP bool
 	limit     bundleLimit
+	timeout   time.Duration
 }
 
 func newPushCommand(s streams) *cobra.Command {
@@ -47,6 +49,7 @@ a registry without TLS.`,
 	}
 	cmd.Flags().BoolVar(&o.plainHTTP, "plain-http", false, "talk HTTP, not HTTPS, to the registry")
 	addBundleLimitFlag(cmd.Flags(), &o.limit)
+	addTimeoutFlag(cmd.Flags(), &o.timeout)
 	return cmd
 }
 
@@ -63,9 +66,14 @@ func runPush(ctx context.Context, s streams, o pushOptions) error {
 	if err != nil {
 		return badInput(o.limit.hint(err))
 	}
-	digest, err := oci.Remote{PlainHTTP: o.plainHTTP}.Push(ctx, ref, data, b.Manifest.Revision)
+	ctx, cancel, err := withTransferTimeout(ctx, o.timeout)
 	if err != nil {
 		return badInput(err)
+	}
+	defer cancel()
+	digest, err := oci.Remote{PlainHTTP: o.plainHTTP}.Push(ctx, ref, data, b.Manifest.Revision)
+	if err != nil {
+		return badInput(timedOut(ctx, o.timeout, err))
 	}
 	_, err = fmt.Fprintln(s.out, digest)
 	return err
