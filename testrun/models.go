@@ -12,17 +12,46 @@ import (
 )
 
 // evaluators builds the bundle of each distinct set of packs and grant
-// files that case files name, and one evaluator for each runtime layer
-// that cases set on it, each once.
+// files that case files name, and an evaluator for each runtime layer
+// that cases set on it. Each evaluator compiles its bundle whole, so
+// what a run holds is bounded by release: a set's evaluators last while
+// one case file's cases run (the run's own set's without a runtime layer
+// for the whole run), and a bundle until the last case file that names
+// its set.
 type evaluators struct {
 	bundles map[string]*bundle.Bundle
-	models  map[string]*compile.Model // the model each bundle was built from
-	evals   map[string]*hcprego.Evaluator
+	models  map[string]*compile.Model                // the model each bundle was built from
+	evals   map[string]map[string]*hcprego.Evaluator // by bundle, then by runtime layer
+	kept    string                                   // the set whose bundle and plain evaluator stay
 }
 
 func newEvaluators() *evaluators {
-	return &evaluators{bundles: map[string]*bundle.Bundle{}, models: map[string]*compile.Model{}, evals: map[string]*hcprego.Evaluator{}}
+	return &evaluators{bundles: map[string]*bundle.Bundle{}, models: map[string]*compile.Model{}, evals: map[string]map[string]*hcprego.Evaluator{}}
 }
+
+// keep marks the set of packs and grants whose bundle, and evaluator
+// without a runtime layer, release never drops.
+func (e *evaluators) keep(packs, grants []string) { e.kept = bundleKey(packs, grants) }
+
+// release drops the evaluators of the set of packs and grants that have a
+// runtime layer, and when last, the set's bundle and its other
+// evaluators too, unless it is the kept set.
+func (e *evaluators) release(packs, grants []string, last bool) {
+	set := bundleKey(packs, grants)
+	for layer := range e.evals[set] {
+		if layer != noLayer || (last && set != e.kept) {
+			delete(e.evals[set], layer)
+		}
+	}
+	if last && set != e.kept {
+		delete(e.bundles, set)
+		delete(e.models, set)
+		delete(e.evals, set)
+	}
+}
+
+// noLayer is the runtime layer key of an evaluator with none.
+const noLayer = "\x01"
 
 // bundle returns the bundle compiled from packs and grants (in order:
 // grant order decides provenance), checked as every compiled model is.
@@ -72,8 +101,8 @@ func (e *evaluators) evaluator(ctx context.Context, packs, grants []string, ext 
 		return nil, err
 	}
 	module := extModule(ext)
-	key := bundleKey(packs, grants) + "\x01" + module + "\x01" + strings.Join(cf.ExtPaths, "\x00")
-	if ev, ok := e.evals[key]; ok {
+	set, layer := bundleKey(packs, grants), module+"\x01"+strings.Join(cf.ExtPaths, "\x00")
+	if ev, ok := e.evals[set][layer]; ok {
 		return ev, nil
 	}
 	opts := slices.Clone(cf.Ext)
@@ -84,7 +113,10 @@ func (e *evaluators) evaluator(ctx context.Context, packs, grants []string, ext 
 	if err != nil {
 		return nil, err
 	}
-	e.evals[key] = ev
+	if e.evals[set] == nil {
+		e.evals[set] = map[string]*hcprego.Evaluator{}
+	}
+	e.evals[set][layer] = ev
 	return ev, nil
 }
 

@@ -142,6 +142,7 @@ func prepare(found *compile.Found, discoverErr error) (*run, error) {
 		return nil, err
 	}
 	r.defaultBundle = b
+	r.evals.keep(found.Packs, found.GrantFiles)
 	return r, nil
 }
 
@@ -193,30 +194,47 @@ func (r *run) inputsOf(cf *CaseFile) (packs, grants []string) {
 }
 
 // runCases decides every case and compares the decision with its want.
+// After each case file, what only it needs is released.
 func (r *run) runCases(ctx context.Context) ([]*Result, error) {
+	last := map[string]int{} // each set's last case file
+	for i, cf := range r.caseFiles {
+		last[bundleKey(r.inputsOf(cf))] = i
+	}
 	var results []*Result
-	for _, cf := range r.caseFiles {
+	for i, cf := range r.caseFiles {
 		packs, grants := r.inputsOf(cf)
-		for _, c := range cf.Cases {
-			ev, err := r.evals.evaluator(ctx, packs, grants, c.Ext, cf)
-			if err != nil {
-				return nil, err
-			}
-			res := &Result{Kind: KindCase, Name: c.Name, File: c.File, Pos: c.Pos, Status: Pass}
-			decided, err := ev.Decide(ctx, c.Input)
-			if err != nil {
-				res.Status, res.Message = Fail, err.Error()
-			} else {
-				res.Decision = &decided.Decision
-				if res.Diffs = Diff(c.Want, decided.Decision.Doc); len(res.Diffs) > 0 {
-					res.Status = Fail
-				}
-			}
-			if r.explain && res.Status == Fail && res.Decision != nil {
-				res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, *res.Decision, explain.InputProblems(c.File, c.input))
-			}
-			results = append(results, res)
+		got, err := r.runCaseFile(ctx, cf, packs, grants)
+		if err != nil {
+			return nil, err
 		}
+		results = append(results, got...)
+		r.evals.release(packs, grants, last[bundleKey(packs, grants)] == i)
+	}
+	return results, nil
+}
+
+// runCaseFile decides the cases of cf against packs and grants.
+func (r *run) runCaseFile(ctx context.Context, cf *CaseFile, packs, grants []string) ([]*Result, error) {
+	var results []*Result
+	for _, c := range cf.Cases {
+		ev, err := r.evals.evaluator(ctx, packs, grants, c.Ext, cf)
+		if err != nil {
+			return nil, err
+		}
+		res := &Result{Kind: KindCase, Name: c.Name, File: c.File, Pos: c.Pos, Status: Pass}
+		decided, err := ev.Decide(ctx, c.Input)
+		if err != nil {
+			res.Status, res.Message = Fail, err.Error()
+		} else {
+			res.Decision = &decided.Decision
+			if res.Diffs = Diff(c.Want, decided.Decision.Doc); len(res.Diffs) > 0 {
+				res.Status = Fail
+			}
+		}
+		if r.explain && res.Status == Fail && res.Decision != nil {
+			res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, *res.Decision, explain.InputProblems(c.File, c.input))
+		}
+		results = append(results, res)
 	}
 	return results, nil
 }
