@@ -6,33 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hcp-rego/hcp-rego/internal/syncbuf"
 )
-
-// lockedBuffer is an output that the watch writes while the test reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // watching runs Watch in the background on the current folder, with out
 // and errs on one buffer; stop ends it and reports what it returned.
 type watching struct {
-	out  *lockedBuffer
+	out  *syncbuf.Buffer
 	done chan error
 	stop context.CancelFunc
 }
@@ -40,7 +23,7 @@ type watching struct {
 func startWatch(t *testing.T, o Options) *watching {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &watching{out: &lockedBuffer{}, done: make(chan error, 1), stop: cancel}
+	w := &watching{out: &syncbuf.Buffer{}, done: make(chan error, 1), stop: cancel}
 	go func() { w.done <- Watch(ctx, o, w.out, w.out) }()
 	t.Cleanup(func() {
 		cancel()

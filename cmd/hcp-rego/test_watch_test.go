@@ -5,28 +5,11 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hcp-rego/hcp-rego/internal/syncbuf"
 )
-
-// lockedBuffer is an output that the watch writes while the test reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // Ctrl-C ends `test --watch` with exit 0, whatever the last run found.
 func TestTestWatchEndsWithZeroAtInterrupt(t *testing.T) {
@@ -34,7 +17,7 @@ func TestTestWatchEndsWithZeroAtInterrupt(t *testing.T) {
 		t.Skip("no SIGINT to send here")
 	}
 	mixedTree(t)
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run([]string{"test", "--watch", "--explain"}, streams{in: bytes.NewReader(nil), out: out, err: out})
