@@ -39,6 +39,7 @@ type Result struct {
 // bundle, such as a runtime's hcp.ext rules.
 type Option struct {
 	name, source string
+	parsed       *ast.Module // when the module was parsed already
 }
 
 // WithModule loads one more Rego module, named name.
@@ -67,6 +68,10 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 		if inBundle[o.name] {
 			// OPA would load it in place of the bundle's module.
 			return nil, &source.Error{File: o.name, Msg: "a module of the bundle has this name: a runtime's module cannot replace one"}
+		}
+		if o.parsed != nil {
+			opts = append(opts, oparego.ParsedModule(o.parsed))
+			continue
 		}
 		opts = append(opts, oparego.Module(o.name, o.source))
 	}

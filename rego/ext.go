@@ -232,5 +232,5 @@ func readExtModule(path string, terms *source.TermBudget) (Option, error) {
 		return Option{}, &source.Error{File: path, Pos: source.Pos{Line: loc.Row, Col: loc.Col},
 			Msg: fmt.Sprintf("package %s is outside hcp.ext, the runtime's root", strings.TrimPrefix(mod.Package.Path.String(), "data."))}
 	}
-	return WithModule(path, string(src)), nil
+	return Option{name: path, parsed: mod}, nil // parsed once
 }
