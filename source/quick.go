@@ -18,13 +18,13 @@ type quickParser struct {
 	ix   *lineIndex
 	dec  *jsontext.Decoder
 	vals *tally // the values of the run's JSON files
-	over int    // where the value past the run's limit starts, or -1
+	over int    // where the value past a limit of values starts, or -1
 }
 
 // quickParse returns the tree of data, its values counted in vals, or
 // false when the file has any problem at all. When that problem is a
-// value past the run's limit, over is where it starts: the file has no
-// other problem before it.
+// value past the file's or the run's limit of values, over is where it
+// starts: the file has no other problem before it.
 func quickParse(data []byte, vals *tally) (root *Node, over int, ok bool) {
 	q := &quickParser{data: data, ix: newLineIndex(data), dec: jsontext.NewDecoder(bytes.NewReader(data)), vals: vals, over: -1}
 	root, ok = q.value(0)
