@@ -9,19 +9,21 @@ import "sync/atomic"
 const (
 	// MaxJSONValues bounds the values of the JSON files of one run: 2.3
 	// times the 3,610,985 of the largest set measured (3,000 packs and
-	// 300,000 grants), about 1.4 GB of parsed trees at most.
+	// 300,000 grants): some 145 bytes a value, 1.2 GB of parsed trees at
+	// most.
 	MaxJSONValues = 1 << 23
 	// MaxFileValues bounds the values of one JSON file: schema
 	// validation holds some 800 bytes for each value it refuses, every one
-	// of a file's before it returns. It is 1.7 times the 601,958 values of
+	// of a file's before it returns (a file of 1,048,570 bad grants costs
+	// lint 3.4 s and 850 MB). It is 1.7 times the 601,958 values of
 	// a grant file of 100,000 grants; a larger grant set is split over
 	// several files.
 	MaxFileValues = 1 << 20
 	// MaxYAMLValues bounds the values that the YAML files of one run can
 	// make, counted from their text before the YAML library parses them
-	// (yamlBound), a count never lower than what it builds. The library
-	// holds some 600 bytes a value of ours, and 8 MB of "[0,0,...]" took
-	// 6.4 GB and 49 s through hcp-rego test.
+	// (yamlBound), a count never lower than what it builds. Parsing holds
+	// some 600 bytes a value (the library's nodes and ours), and 8 MB of
+	// "[0,0,...]" took 6.4 GB and 49 s through hcp-rego test.
 	MaxYAMLValues = 1 << 20
 	// MaxAliasValues bounds how many values alias expansion may add to
 	// the YAML files of one run, so that a few nested anchors ("billion
