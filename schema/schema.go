@@ -102,23 +102,35 @@ func (s *Schema) Validate(file string, root *source.Node) error {
 	if !ok {
 		return &source.Error{File: file, Msg: err.Error()}
 	}
-	leaves := s.leaves(ve)
-	at := func(leaf *jsonschema.ValidationError) source.Pos {
-		return cmp.Or(root.Pointer(leaf.InstanceLocation), root).Pos
-	}
-	slices.SortStableFunc(leaves, func(a, b *jsonschema.ValidationError) int {
-		pa, pb := at(a), at(b)
-		return cmp.Or(cmp.Compare(pa.Line, pb.Line), cmp.Compare(pa.Col, pb.Col), cmp.Compare(a.KeywordLocation, b.KeywordLocation))
-	})
+	leaves := s.placed(root, s.leaves(ve))
 	var errs source.Errors
-	for i, leaf := range leaves {
+	for i, l := range leaves {
 		if len(errs) >= MaxProblems {
-			errs = append(errs, &source.Error{File: file, Pos: at(leaf), Msg: fmt.Sprintf("%d more violations from here on are not listed (a file lists its first %d problems)", len(leaves)-i, MaxProblems)})
+			errs = append(errs, &source.Error{File: file, Pos: l.pos, Msg: fmt.Sprintf("%d more violations from here on are not listed (a file lists its first %d problems)", len(leaves)-i, MaxProblems)})
 			break
 		}
-		errs = append(errs, s.translate(file, root, leaf)...)
+		errs = append(errs, s.translate(file, root, l.leaf)...)
 	}
 	return errs.Err() // sorted, each problem once
+}
+
+// placedLeaf is a leaf error and where its value stands.
+type placedLeaf struct {
+	leaf *jsonschema.ValidationError
+	pos  source.Pos
+}
+
+// placed returns leaves in the order of where their values stand in root,
+// each found once.
+func (s *Schema) placed(root *source.Node, leaves []*jsonschema.ValidationError) []placedLeaf {
+	out := make([]placedLeaf, len(leaves))
+	for i, leaf := range leaves {
+		out[i] = placedLeaf{leaf, cmp.Or(root.Pointer(leaf.InstanceLocation), root).Pos}
+	}
+	slices.SortStableFunc(out, func(a, b placedLeaf) int {
+		return cmp.Or(cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col), cmp.Compare(a.leaf.KeywordLocation, b.leaf.KeywordLocation))
+	})
+	return out
 }
 
 // Valid reports whether v, a plain decoded JSON value, satisfies the schema.
