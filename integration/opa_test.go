@@ -107,7 +107,7 @@ func launch(t *testing.T, addr string, args []string) *server {
 	t.Helper()
 	s := &server{url: "http://" + addr, logs: &logBuffer{}, done: make(chan struct{})}
 	all := append([]string{"run", "--server", "--addr", addr, "--log-level", "debug",
-		"--shutdown-grace-period", "1", "--optimize-store-for-read-speed"}, args...)
+		"--shutdown-grace-period", "1"}, args...) // the default store, as docs/bundles.md advises
 	cmd := exec.Command(opaBinary(t), all...)
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
