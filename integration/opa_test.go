@@ -17,6 +17,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/syncbuf"
 )
 
 // Paths of the example inputs, relative to this package.
@@ -60,28 +61,10 @@ func runOPA(t *testing.T, args ...string) (string, error) {
 	return string(out), err
 }
 
-// logBuffer collects a process's output for concurrent reads.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // server is one `opa run --server` on a loopback port.
 type server struct {
 	url  string
-	logs *logBuffer
+	logs *syncbuf.Buffer
 	done chan struct{} // closed when the process has exited
 	err  error         // the process's end, once done is closed
 }
@@ -105,7 +88,7 @@ func startOPA(t *testing.T, args ...string) *server {
 // launch starts one OPA on addr and waits until it listens or exits.
 func launch(t *testing.T, addr string, args []string) *server {
 	t.Helper()
-	s := &server{url: "http://" + addr, logs: &logBuffer{}, done: make(chan struct{})}
+	s := &server{url: "http://" + addr, logs: &syncbuf.Buffer{}, done: make(chan struct{})}
 	all := append([]string{"run", "--server", "--addr", addr, "--log-level", "debug",
 		"--shutdown-grace-period", "1"}, args...) // the default store, as docs/bundles.md advises
 	cmd := exec.Command(opaBinary(t), all...)

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hcp-rego/hcp-rego/internal/syncbuf"
 )
 
 // The registry tests run the CNCF distribution registry, pinned as a tool
@@ -70,7 +72,7 @@ const (
 // storage in memory.
 type registry struct {
 	addr string // host:port
-	logs *logBuffer
+	logs *syncbuf.Buffer
 }
 
 // startRegistry starts a registry that stops when the test ends; with
@@ -83,7 +85,7 @@ func startRegistry(t *testing.T, auth bool) *registry {
 		t.Fatal(err)
 	}
 	for range 3 {
-		r := &registry{addr: freeAddr(t), logs: &logBuffer{}}
+		r := &registry{addr: freeAddr(t), logs: &syncbuf.Buffer{}}
 		cmd := exec.Command(path, "serve", registryConfig(t, r.addr, auth))
 		cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=none")
 		cmd.Stdout, cmd.Stderr = r.logs, r.logs

@@ -1,6 +1,7 @@
 // Package syncbuf holds Buffer, an output that one goroutine writes while
 // another reads it: what a test gives a command that runs in the
-// background (test --watch) and reads as it goes.
+// background (test --watch), or a process (OPA, the registry) whose logs
+// it reads as they come.
 package syncbuf
 
 import (
