@@ -1,10 +1,10 @@
 package rego_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/source"
 )
@@ -17,11 +17,7 @@ func TestReadExtTermBudget(t *testing.T) {
 	dir := t.TempDir()
 	// package (2) hcp (2) ext (2) x (2) := (3) [ (1), and the elements.
 	a, b := filepath.Join(dir, "a.rego"), filepath.Join(dir, "b.rego")
-	for path, src := range map[string]string{a: "package hcp.ext\nx := [0,0]\n", b: "package hcp.ext\ny := [0,0]\n"} {
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	treetest.Write(t, dir, map[string]string{"a.rego": "package hcp.ext\nx := [0,0]\n", "b.rego": "package hcp.ext\ny := [0,0]\n"})
 	if _, err := hcprego.ReadExt([]string{a, b}, source.NewTermBudgetOf(28)); err != nil {
 		t.Errorf("two modules of 14 terms, a budget of 28: %v", err)
 	}

@@ -102,7 +102,7 @@ func (s *Schema) Validate(file string, root *source.Node) error {
 	if !ok {
 		return &source.Error{File: file, Msg: err.Error()}
 	}
-	leaves := s.placed(root, s.leaves(ve))
+	leaves := placed(root, s.leaves(ve))
 	var errs source.Errors
 	for i, l := range leaves {
 		if len(errs) >= MaxProblems {
@@ -122,7 +122,7 @@ type placedLeaf struct {
 
 // placed returns leaves in the order of where their values stand in root,
 // each found once.
-func (s *Schema) placed(root *source.Node, leaves []*jsonschema.ValidationError) []placedLeaf {
+func placed(root *source.Node, leaves []*jsonschema.ValidationError) []placedLeaf {
 	out := make([]placedLeaf, len(leaves))
 	for i, leaf := range leaves {
 		out[i] = placedLeaf{leaf, cmp.Or(root.Pointer(leaf.InstanceLocation), root).Pos}

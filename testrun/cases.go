@@ -62,9 +62,8 @@ type Ext struct {
 // returns every problem, positioned. Its values, and what a YAML file's
 // aliases expand to, are taken from budget, the budget of every case file
 // of the run (see source.ParseJSON and source.ParseYAML), and the terms of
-// its runtime rules from terms, the
-// budget of every Rego module of the run (see hcprego.ReadExt; nil for a
-// budget of their own).
+// its runtime rules from terms, the budget of every Rego module of the
+// run (see hcprego.ReadExt; nil for a budget of their own).
 func LoadCaseFile(path string, budget *source.Budget, terms *source.TermBudget) (*CaseFile, error) {
 	path = filepath.Clean(path)
 	root, err := readCaseFile(path, budget)

@@ -34,12 +34,11 @@ func newEvaluators() *evaluators {
 func (e *evaluators) keep(packs, grants []string) { e.kept = bundleKey(packs, grants) }
 
 // release drops the evaluators of the set of packs and grants that have a
-// runtime layer, and when last, the set's bundle and its other
-// evaluators too, unless it is the kept set.
+// runtime layer, and when last, the whole set, unless it is the kept set.
 func (e *evaluators) release(packs, grants []string, last bool) {
 	set := bundleKey(packs, grants)
 	for layer := range e.evals[set] {
-		if layer != noLayer || (last && set != e.kept) {
+		if layer != noLayer {
 			delete(e.evals[set], layer)
 		}
 	}

@@ -1,10 +1,10 @@
 package testrun
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -16,11 +16,7 @@ func TestRegoTestsTermBudget(t *testing.T) {
 	dir := t.TempDir()
 	// package (2) p_test (2) x (2) := (3) [ (1), and the elements.
 	a, b := filepath.Join(dir, "a_test.rego"), filepath.Join(dir, "b_test.rego")
-	for path, src := range map[string]string{a: "package p_test\nx := [0,0]\n", b: "package p_test\ny := [0,0]\n"} {
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	treetest.Write(t, dir, map[string]string{"a_test.rego": "package p_test\nx := [0,0]\n", "b_test.rego": "package p_test\ny := [0,0]\n"})
 	if mods, err := parseRegoTests([]string{a, b}, source.NewTermBudgetOf(24)); err != nil || len(mods) != 2 {
 		t.Errorf("two files of 12 terms, a budget of 24: %d parsed, %v", len(mods), err)
 	}
