@@ -2,14 +2,18 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/hcp-rego/hcp-rego/bench/largeset"
 )
 
 // restRequests is how many decisions one measurement asks for, spread over
@@ -103,6 +107,33 @@ func (s *sidecar) latencies(body []byte, n, clients int) ([]float64, error) {
 	return out, nil
 }
 
+// writeFloor writes the floor of the REST table: the one-rule policy with
+// the confirm_required document that set s gives the bench's confirm input
+// as its answer, a constant. It returns the policy's folder.
+func writeFloor(t *tools, s *set) (string, error) {
+	ev, _, err := evaluators(t.ctx, s)
+	if err != nil {
+		return "", err
+	}
+	r, err := ev.Decide(t.ctx, largeset.BenchInput(true))
+	if err != nil {
+		return "", err
+	}
+	if r.Decision.Code != "confirm_required" {
+		return "", fmt.Errorf("the floor's document is %q, want confirm_required", r.Decision.Code)
+	}
+	doc, err := json.Marshal(r.Decision.Doc)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(t.work, "floor")
+	policy := fmt.Sprintf("package floor\n\ndecision := %s if input.principal.id == \"u5\"\n", doc)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, os.WriteFile(filepath.Join(dir, "floor.rego"), []byte(policy), 0o644)
+}
+
 // latencyREST measures decisions as a sidecar's caller sees them: POSTs to
 // OPA's REST API on loopback, one client and four, against the one-rule
 // policy served the same way. Each round asks the sidecars in turn, a block
@@ -130,7 +161,14 @@ func latencyREST(t *tools, sets map[string]*set) (table, error) {
 	if err := start("one rule", "bench/allow", t.one); err != nil {
 		return tb, err
 	}
-	targets := []target{{"one rule", "allowed"}}
+	floor, err := writeFloor(t, sets["small"])
+	if err != nil {
+		return tb, err
+	}
+	if err := start("document only", "floor/decision", floor); err != nil {
+		return tb, err
+	}
+	targets := []target{{"one rule", "allowed"}, {"document only", "confirm"}}
 	for _, name := range []string{"small", "large"} {
 		if err := start(name, "hcp/authz/decision", "--bundle", sets[name].bundle); err != nil {
 			return tb, err
@@ -184,6 +222,7 @@ func latencyREST(t *tools, sets map[string]*set) (table, error) {
 			tb.rows = append(tb.rows, []string{tg.name, tg.input, fmt.Sprint(clients), micros(p50), ratio(p50, b50), micros(p99), ratio(p99, b99)})
 		}
 	}
+	tb.notes = append(tb.notes, "Document only is the one-rule policy answering with the small set's confirm_required document as a constant: what HTTP and a document of that size cost without evaluating the decision.")
 	tb.notes = append(tb.notes, fmt.Sprintf("Each figure is the median over %d rounds of %d requests a target (after %d not counted), asked in blocks of %d that alternate between the targets; ratios are to the one-rule policy at the same concurrency.", t.rounds, restRequests, restWarmup, restBlock))
 	return tb, nil
 }
