@@ -72,7 +72,22 @@ func ParseReference(s string) (Reference, error) {
 	if parsed.Reference == "" {
 		return Reference{}, fmt.Errorf("REF %s: no tag or digest: want host[:port]/repository:tag or host[:port]/repository@sha256:DIGEST", quoted(s))
 	}
+	if taggedAndDigested(s) {
+		// The registry library keeps the digest and drops the tag: a push
+		// would store the bundle, print its digest and move no tag.
+		return Reference{}, fmt.Errorf("REF %s: both a tag and a digest: want host[:port]/repository:tag or host[:port]/repository@sha256:DIGEST", quoted(s))
+	}
 	return Reference{Reference: parsed, text: s}, nil
+}
+
+// taggedAndDigested reports whether REF s names a tag and a digest both
+// (repository:tag@sha256:...): a ":" in its last path segment before "@".
+func taggedAndDigested(s string) bool {
+	name, _, digested := strings.Cut(s, "@")
+	if !digested {
+		return false
+	}
+	return strings.Contains(name[strings.LastIndex(name, "/")+1:], ":")
 }
 
 // safeRef is what a REF can hold and be echoed: no "@" before the first

@@ -83,6 +83,8 @@ func TestParseReference(t *testing.T) {
 		{"127.0.0.1:5000/hcp:r1", ""},
 		{"registry.example.com/policy/hcp@sha256:" + strings.Repeat("a", 64), ""},
 		{"127.0.0.1:5000/hcp", "no tag or digest"},
+		{"127.0.0.1:5000/policy/hcp:prod@sha256:" + strings.Repeat("a", 64), "both a tag and a digest"},
+		{"127.0.0.1:5000/policy/hcp@sha256:" + strings.Repeat("a", 64), ""},
 		{"hcp:r1", "want host[:port]/repository:tag"},
 		{"127.0.0.1:5000/HCP:r1", "want host[:port]/repository:tag"},
 		{"https://user:s3cret@registry.example.com/hcp:r1", "not shown"},

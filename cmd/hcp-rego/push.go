@@ -33,7 +33,7 @@ revision. It prints the manifest's digest. The same bundle gives the same
 digest: the manifest holds no time of its own.
 
 REF is host[:port]/repository:tag, or ...@sha256:DIGEST (the digest push
-would print). FILE is read as eval --bundle reads it before anything is
+would print); a REF with both a tag and a digest is refused. FILE is read as eval --bundle reads it before anything is
 sent: a file that is not a bundle hcp-rego built is refused. The blobs are
 stored first and the tag moves last, so a failed push leaves the tag where
 it was. Credentials come from the Docker config ($DOCKER_CONFIG, else
