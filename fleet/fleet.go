@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -75,17 +76,33 @@ func CheckURL(raw string) error {
 		return fmt.Errorf("sidecar URL %s: want http://host:port or https://host:port", shown)
 	case u.User != nil:
 		return fmt.Errorf("sidecar URL %s: want http://host:port, without credentials", shown)
-	case u.RawQuery != "" || u.Fragment != "":
-		return fmt.Errorf("sidecar URL %s: want a base address, without a query", shown)
+	case strings.ContainsAny(raw, "?#"):
+		return fmt.Errorf("sidecar URL %s: want a base address, without a query or fragment", shown)
+	case u.Hostname() == "" || !validPort(u.Port()):
+		return fmt.Errorf("sidecar URL %s: want http://host:port with a host name and a port from 1 to 65535", shown)
 	}
 	return nil
 }
 
-// Ask asks every sidecar at once, at most a few at a time, and returns
-// their rows in the order of urls.
+// validPort reports whether port, as a URL gives it, is absent (the
+// scheme's) or a number from 1 to 65535.
+func validPort(port string) bool {
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
+}
+
+// maxAsking is how many sidecars are asked at once.
+const maxAsking = 64
+
+// Ask asks every sidecar, maxAsking at a time, and returns their rows in
+// the order of urls. A sidecar not heard from when ctx ends is a row that
+// timed out.
 func (c Client) Ask(ctx context.Context, urls []string) []Sidecar {
 	rows := make([]Sidecar, len(urls))
-	sem := make(chan struct{}, 8)
+	sem := make(chan struct{}, maxAsking)
 	var wg sync.WaitGroup
 	for i, u := range urls {
 		wg.Add(1)
@@ -176,7 +193,7 @@ var errNoStatusPlugin = errors.New("status plugin not enabled")
 func (c Client) status(ctx context.Context, base string) (*bundleStatus, error) {
 	var doc struct {
 		Result struct {
-			Bundles map[string]*bundleStatus `json:"bundles"`
+			Bundles map[string]json.RawMessage `json:"bundles"`
 		} `json:"result"`
 	}
 	code, err := c.get(ctx, base+"/v1/status", &doc)
@@ -188,7 +205,13 @@ func (c Client) status(ctx context.Context, base string) (*bundleStatus, error) 
 	case code != http.StatusOK:
 		return nil, fmt.Errorf("GET /v1/status answered %d %s", code, http.StatusText(code))
 	}
-	return doc.Result.Bundles[c.Bundle], nil
+	// Only the bundle asked about is read: another bundle's entry, odd as
+	// it may be, is no concern of this one's row.
+	var st *bundleStatus
+	if err := json.Unmarshal(doc.Result.Bundles[c.Bundle], &st); err != nil && doc.Result.Bundles[c.Bundle] != nil {
+		return nil, fmt.Errorf("GET /v1/status: the status of bundle %s is not what OPA writes", source.Printable(strconv.Quote(c.Bundle)))
+	}
+	return st, nil
 }
 
 // revision GETs the bundle's manifest revision from
@@ -235,7 +258,7 @@ func (c Client) health(ctx context.Context, base string) (string, error) {
 func (c Client) get(ctx context.Context, u string, doc any) (int, error) {
 	client := c.HTTP
 	if client == nil {
-		client = &http.Client{Timeout: requestTimeout}
+		client = &http.Client{Timeout: requestTimeout, CheckRedirect: noRedirects}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -253,11 +276,23 @@ func (c Client) get(ctx context.Context, u string, doc any) (int, error) {
 	if len(body) > maxBody {
 		return 0, fmt.Errorf("GET %s: the answer is larger than %d MiB", req.URL.Path, maxBody>>20)
 	}
-	if err := json.Unmarshal(body, doc); err != nil && resp.StatusCode == http.StatusOK {
-		return 0, fmt.Errorf("GET %s: the answer is not JSON: not an OPA?", req.URL.Path)
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return 0, fmt.Errorf("GET %s answered %d %s, a redirect: status follows none, give the sidecar's own address", req.URL.Path, resp.StatusCode, http.StatusText(resp.StatusCode))
 	}
-	return resp.StatusCode, nil
+	err = json.Unmarshal(body, doc)
+	switch {
+	case err == nil || resp.StatusCode != http.StatusOK:
+		return resp.StatusCode, nil
+	case json.Valid(body):
+		return 0, fmt.Errorf("GET %s: the answer is JSON, but not what OPA answers", req.URL.Path)
+	}
+	return 0, fmt.Errorf("GET %s: the answer is not JSON: not an OPA?", req.URL.Path)
 }
+
+// noRedirects makes a client return a redirect as its answer: a sidecar
+// that sends its caller elsewhere would have another server's revision
+// reported as its own.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // unreachable says, in a few words, why a sidecar could not be asked.
 func unreachable(err error) error {

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -41,7 +42,10 @@ func TestCheckURL(t *testing.T) {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"127.0.0.1:8181", "ftp://h", "http://", "http://h/?x=1", "http://u:pw@h", "u:pw@h:1"} {
+	for _, bad := range []string{
+		"127.0.0.1:8181", "ftp://h", "http://", "http://h/?x=1", "http://u:pw@h", "u:pw@h:1",
+		"http://h:8181#", "http://h:8181/?", "http://:8181", "http://h:99999", "http://h:0",
+	} {
 		err := CheckURL(bad)
 		if err == nil || strings.Contains(err.Error(), "pw") {
 			t.Errorf("%s: %v, want an error that does not echo the password", bad, err)
@@ -75,12 +79,27 @@ func TestAnswers(t *testing.T) {
 	defer without.Close()
 	notOPA := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>")) }))
 	defer notOPA.Close()
+	// Another bundle's odd entry is no concern of hcp's row; hcp's is.
+	oddOther := httptest.NewServer(handler(map[string]string{
+		"/v1/status": `{"result": {"bundles": {"hcp": {"active_revision": "r2"}, "other": {"active_revision": 5}}}}`,
+	}))
+	defer oddOther.Close()
+	oddOurs := httptest.NewServer(handler(map[string]string{
+		"/v1/status": `{"result": {"bundles": {"hcp": {"active_revision": {"r": 2}}}}}`,
+	}))
+	defer oddOurs.Close()
+	// A redirect to another sidecar must not report that one's revision.
+	redirects := httptest.NewServer(http.RedirectHandler(withStatus.URL+"/v1/status", http.StatusFound))
+	defer redirects.Close()
 
-	rows := Client{Bundle: "hcp"}.Ask(context.Background(), []string{withStatus.URL, without.URL, notOPA.URL})
+	rows := Client{Bundle: "hcp"}.Ask(context.Background(), []string{withStatus.URL, without.URL, notOPA.URL, oddOther.URL, oddOurs.URL, redirects.URL})
 	want := []Sidecar{
 		{URL: withStatus.URL, Revision: "r2", LastActivation: "2026-01-02T03:04:05Z", LastError: "unexpected error: digest mismatch", Reachable: true, Source: "status"},
 		{URL: without.URL, Revision: "r1", Reachable: true, Source: "bundles"},
 		{URL: notOPA.URL, LastError: "GET /v1/status: the answer is not JSON: not an OPA?"},
+		{URL: oddOther.URL, Revision: "r2", Reachable: true, Source: "status"},
+		{URL: oddOurs.URL, LastError: `GET /v1/status: the status of bundle "hcp" is not what OPA writes`},
+		{URL: redirects.URL, LastError: "GET /v1/status answered 302 Found, a redirect: status follows none, give the sidecar's own address"},
 	}
 	for i := range want {
 		if rows[i] != want[i] {
@@ -120,5 +139,37 @@ func TestWatchEndsAtWait(t *testing.T) {
 	}
 	if len(rows) != 1 || !rows[0].Reachable || rows[0].Revision != "r1" {
 		t.Errorf("rows %+v: want the first round's, r1", rows)
+	}
+}
+
+// TestWatchFirstRoundEnds: however many sidecars stall, the first round
+// ends by firstRound (for a wait shorter than it), each one not heard from
+// a row that timed out. Asked a few at a time, each for a request's
+// timeout, forty stalled sidecars took five rounds of it.
+func TestWatchFirstRoundEnds(t *testing.T) {
+	defer func(d time.Duration) { firstRound = d }(firstRound)
+	firstRound = 300 * time.Millisecond
+	release := make(chan struct{})
+	stalls := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer stalls.Close()
+	defer close(release)
+	urls := make([]string, 40)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("%s/s%d", stalls.URL, i)
+	}
+	start := time.Now()
+	rows := Client{Bundle: "hcp"}.Watch(context.Background(), urls, "r1", 0)
+	if d := time.Since(start); d >= requestTimeout {
+		t.Errorf("Watch with wait 0 took %v for stalled sidecars, want about firstRound", d)
+	}
+	for _, r := range rows {
+		if r.Reachable || r.LastError != "unreachable: timed out" {
+			t.Fatalf("row %+v: want one that timed out", r)
+		}
 	}
 }

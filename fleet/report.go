@@ -26,13 +26,22 @@ func Converged(rows []Sidecar, want string) bool {
 // pollInterval is how often Watch asks again.
 const pollInterval = time.Second
 
+// firstRound is the least time Watch gives its first round, however short
+// the wait: long enough for a sidecar without the status plugin to answer
+// its three requests. (A variable, so that a test can wait less.)
+var firstRound = 3 * requestTimeout
+
 // Watch asks the sidecars until Converged(rows, want) or wait has passed,
-// and returns the last answers of a whole round. The first round is
-// always whole (so wait 0 asks once); a later round that wait cuts short,
-// its sidecars not all answered, is not reported.
+// and returns the last answers of a whole round. The first round ends by
+// wait or firstRound, whichever is later, however many sidecars there are
+// (so wait 0 asks once); a sidecar it has not heard from by then is a row
+// that timed out. A later round that wait cuts short, its sidecars not all
+// answered, is not reported.
 func (c Client) Watch(ctx context.Context, urls []string, want string, wait time.Duration) []Sidecar {
 	deadline := time.Now().Add(wait)
-	rows := c.Ask(ctx, urls)
+	first, cancel := context.WithTimeout(ctx, max(wait, firstRound))
+	rows := c.Ask(first, urls)
+	cancel()
 	for !Converged(rows, want) && time.Now().Add(pollInterval).Before(deadline) {
 		select {
 		case <-ctx.Done():

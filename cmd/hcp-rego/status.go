@@ -38,7 +38,11 @@ activation time.
 With --want-revision R, status exits 1 unless every sidecar runs R; without
 it, unless every sidecar runs some revision. A sidecar that cannot be
 asked is a row with its error and is never done. --wait D asks again every
-second until every sidecar is done or D has passed.`,
+second until every sidecar is done or D has passed. The first round is
+given 15 s when D is shorter (a sidecar without the status plugin is
+asked three times, 5 s each at most), however many sidecars there are.
+Redirects are not followed: a sidecar that answers with one is a row with
+that error.`,
 		Example: `  hcp-rego status http://10.0.0.7:8181 http://10.0.0.8:8181 --want-revision "$(git rev-parse HEAD)" --wait 2m
   hcp-rego status http://localhost:8181 --format json`,
 		Args: cobra.MinimumNArgs(1),
