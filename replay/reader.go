@@ -21,7 +21,7 @@ type Record struct {
 	Len    int64  // its length in bytes
 	Text   []byte // its bytes, valid until the next call of Next; nil when Problem is set
 	// Problem says why the record is unreadable whatever its text (too
-	// long, an empty array element, bytes after the array); "" otherwise.
+	// long, an empty array element); "" otherwise.
 	Problem string
 }
 
@@ -35,6 +35,7 @@ type Reader struct {
 	max   int
 	line  int
 	off   int64
+	start int64 // the offset of the line's first byte
 	form  form
 	first bool // in an array, no element read yet
 	buf   []byte
@@ -97,7 +98,7 @@ func (r *Reader) Next() (Record, error) {
 				return Record{}, err
 			}
 			if b != '[' {
-				return r.rest()
+				return Record{}, brokenArray("text after the array that is not an array")
 			}
 			r.consume()
 			r.form, r.first = formInArray, true
@@ -115,10 +116,13 @@ func (r *Reader) readByte() (byte, error) {
 	}
 	r.off++
 	if b == '\n' {
-		r.line++
+		r.line, r.start = r.line+1, r.off
 	}
 	return b, nil
 }
+
+// col is the column, in bytes from 1, of the next byte to read.
+func (r *Reader) col() int64 { return r.off - r.start + 1 }
 
 // consume drops the byte that skipSpace peeked.
 func (r *Reader) consume() { _, _ = r.readByte() }
@@ -182,7 +186,7 @@ func (r *Reader) nextLine() (Record, error) {
 	}
 	r.off += n
 	if endsLine {
-		r.line++
+		r.line, r.start = r.line+1, r.off
 		n--
 	}
 	if rec.Problem != "" {
@@ -224,12 +228,11 @@ func trimSpace(b []byte) (int, []byte) {
 func (r *Reader) nextElement() (Record, bool, error) {
 	b, err := r.skipSpace()
 	if err == io.EOF {
-		r.form = formDone
-		problem := "an array cut short after a comma"
+		problem := "the array is cut short after a comma"
 		if r.first {
-			problem = "an array that is not closed"
+			problem = "the array is not closed"
 		}
-		return Record{Line: r.line, Offset: r.off, Problem: problem}, true, nil
+		return Record{}, false, brokenArray(problem)
 	}
 	if err != nil {
 		return Record{}, false, err
@@ -246,11 +249,7 @@ func (r *Reader) nextElement() (Record, bool, error) {
 	for {
 		b, err := r.readByte()
 		if err == io.EOF {
-			r.form = formDone
-			if rec.Problem == "" {
-				rec.Problem = "an array cut short: the element is not complete"
-			}
-			break
+			return Record{}, false, brokenArray(fmt.Sprintf("the array is cut short: its element from line %d is not complete", rec.Line))
 		}
 		if err != nil {
 			return Record{}, false, err
@@ -310,20 +309,14 @@ func (s *elementScan) ends(b byte) bool {
 	return false
 }
 
-// rest reads what follows the arrays of a log when it is not another
-// array: one unreadable record, to the end.
-func (r *Reader) rest() (Record, error) {
-	rec := Record{Line: r.line, Offset: r.off, Problem: "text after the array that is not an array"}
-	for {
-		_, err := r.readByte()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return Record{}, err
-		}
-		rec.Len++
-	}
-	r.form = formDone
-	return rec, nil
+// brokenArray is the error of a log whose arrays break off or are
+// followed by other text. It ends the reading of the log: whatever follows
+// the break could be read only as one record to its end, and the events in
+// it would go uncounted (a console log cut in the middle of a line that
+// holds "[", say).
+func brokenArray(problem string) error {
+	return fmt.Errorf("%s: %w", problem, ErrBrokenArray)
 }
+
+// ErrBrokenArray is wrapped by the error of a log whose arrays break off.
+var ErrBrokenArray = errors.New("a log is one JSON event a line, or JSON arrays of events")

@@ -57,12 +57,6 @@ func TestReaderForms(t *testing.T) {
 			[]wantRecord{{1, "1", ""}, {1, `"x"`, ""}}},
 		{"empty element", "[{\"a\":1},,]", 0,
 			[]wantRecord{{1, `{"a":1}`, ""}, {1, "", "empty"}, {1, "", "empty"}}},
-		{"array cut short", "[{\"a\":1},\n{\"b\":", 0,
-			[]wantRecord{{1, `{"a":1}`, ""}, {2, "", "not complete"}}},
-		{"array cut after a comma", "[{\"a\":1},\n", 0,
-			[]wantRecord{{1, `{"a":1}`, ""}, {2, "", "after a comma"}}},
-		{"text after the array", "[{\"a\":1}]\n{\"b\":2}\n", 0,
-			[]wantRecord{{1, `{"a":1}`, ""}, {2, "", "after the array"}}},
 		{"line too long", "{\"a\":\"0123456789\"}\n{}\n", 10,
 			[]wantRecord{{1, "", "longer than 10 bytes"}, {2, "{}", ""}}},
 		{"line at the limit", "{\"a\":\"01\"}\n", 10,
@@ -143,5 +137,49 @@ func TestReaderGzip(t *testing.T) {
 	}
 	if errors.Is(err, io.EOF) {
 		t.Fatal("a gzip stream cut short read to its end without an error")
+	}
+}
+
+// TestReaderBrokenArrays: arrays that break off, or text after them, end
+// the reading with an error after the records before the break, never
+// one unreadable record to the end of the log. A console log cut in the
+// middle of a line that holds "[" must not hide its events.
+func TestReaderBrokenArrays(t *testing.T) {
+	t.Parallel()
+	events := strings.Repeat(`{"decision_id":"d","path":"hcp/authz/decision"}`+"\n", 3)
+	tests := []struct {
+		name, log string
+		records   int
+		problem   string
+	}{
+		{"array cut short", "[{\"a\":1},\n{\"b\":", 1, "its element from line 2 is not complete"},
+		{"array cut after a comma", "[{\"a\":1},\n", 1, "cut short after a comma"},
+		{"array not closed", "[\n", 0, "not closed"},
+		{"text after the array", "[{\"a\":1}]\n{\"b\":2}\n", 1, "text after the array"},
+		{"console log cut inside a line", `["member"]},"pack_id":"mail"}` + "\n" + events, 1, "text after the array"},
+		{"first line not JSON", "[not json\n" + events, 0, "is not complete"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := NewReader(strings.NewReader(tt.log), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			records := 0
+			for {
+				_, err = r.Next()
+				if err != nil {
+					break
+				}
+				records++
+			}
+			if errors.Is(err, io.EOF) || !strings.Contains(err.Error(), tt.problem) {
+				t.Fatalf("read to %v, want an error that says %q", err, tt.problem)
+			}
+			if records != tt.records {
+				t.Errorf("%d records before the error, want %d", records, tt.records)
+			}
+		})
 	}
 }

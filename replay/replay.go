@@ -244,7 +244,7 @@ func scan(ctx context.Context, logs []Log, maxRecord int, out chan<- batch, read
 				break
 			}
 			if err != nil {
-				return fmt.Errorf("%s:%d: %w", l.Name, r.line, err)
+				return fmt.Errorf("%s:%d:%d: %w", l.Name, r.line, r.col(), err)
 			}
 			if len(b.records) == batchRecords || len(arena)+len(rec.Text) > cap(arena) && len(b.records) > 0 {
 				if err := send(ctx, out, b); err != nil {

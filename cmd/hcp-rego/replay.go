@@ -49,6 +49,8 @@ Events of hcp/authz/decision and hcp/authz/allow replay; the others are
 counted by reason: other_path, error, masked (an erased or masked part of
 the input, never guessed) and unreadable (named on stderr with file:line,
 the first 10). A line or array element longer than 1 MiB is unreadable.
+A log whose array breaks off, or holds other text after its arrays, is an
+unreadable file (exit 2 at file:line:col): its events would go uncounted.
 Identical inputs are decided once. The changes are grouped by pack, call
 and old and new code: widened first, then narrowed, then changed; at most
 25,000 groups are listed, and the counts hold every decision.
