@@ -13,16 +13,18 @@ package replay
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
-
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/open-policy-agent/opa/v1/ast"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -370,6 +372,9 @@ func (c *cache) decideOnce(ctx context.Context, raw jsontext.Value) (decided, er
 	if err := unmarshal(raw, &input); err != nil {
 		return decided{}, fmt.Errorf("read the logged input: %w", err)
 	}
+	if outOfRange(input) {
+		return decided{}, errOutOfRange
+	}
 	doc, err := c.decide(ctx, input)
 	if err != nil {
 		return decided{}, err
@@ -384,6 +389,31 @@ func (c *cache) decideOnce(ctx context.Context, raw jsontext.Value) (decided, er
 	out.Row = c.intern(out.Row)
 	c.mu.Unlock()
 	return out, nil
+}
+
+// errOutOfRange is decideOnce's error for an input that holds a number
+// OPA does not evaluate (1e100000, say): OPA refuses such an input, so a
+// sidecar never decided it, and the event is counted unreadable rather
+// than ending the run.
+var errOutOfRange = errors.New("its input holds a number beyond the range of numbers OPA evaluates")
+
+// outOfRange reports whether a decoded JSON value holds a number that OPA
+// refuses to evaluate.
+func outOfRange(v any) bool {
+	switch v := v.(type) {
+	case json.Number:
+		_, err := ast.NumberChecked(string(v))
+		return err != nil
+	case []any:
+		return slices.ContainsFunc(v, outOfRange)
+	case map[string]any:
+		for _, x := range v {
+			if outOfRange(x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // intern shares the few distinct codes and rows among all entries.

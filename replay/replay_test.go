@@ -142,18 +142,19 @@ func TestSkipped(t *testing.T) {
 		event("g", AllowPath, "allowed", true, `"masked":["/result/x"]`),                                         // replays: only /input counts
 		"[1,2]\n",                       // unreadable
 		`{"decision_id":"h","pa` + "\n", // unreadable: cut short
+		`{"decision_id":"i","path":"hcp/authz/decision","input":{"now":"allowed","args":{"n":[1, 1e100000]}},"result":{"code":"allowed"}}` + "\n", // unreadable: OPA refuses the number
 		ok,
 	}, "")
 	var calls atomic.Int64
 	r := run(t, candidate(&calls), Options{}, log)
-	want := Skipped{OtherPath: 3, Error: 1, Masked: 3, Unreadable: 2}
+	want := Skipped{OtherPath: 3, Error: 1, Masked: 3, Unreadable: 3}
 	if r.Skipped != want || r.Replayed != 2 {
 		t.Fatalf("skipped %+v replayed %d, want %+v and 2", r.Skipped, r.Replayed, want)
 	}
 	if calls.Load() != 1 {
 		t.Fatalf("%d decisions, want 1: a skipped event was decided", calls.Load())
 	}
-	wantNamed := []string{"log1:9: not a JSON object", "log1:10: not a JSON object"}
+	wantNamed := []string{"log1:9: not a JSON object", "log1:10: not a JSON object", "log1:11: its input holds a number beyond the range of numbers OPA evaluates"}
 	if !reflect.DeepEqual(r.Unreadable, wantNamed) {
 		t.Fatalf("unreadable named %q, want %q", r.Unreadable, wantNamed)
 	}

@@ -3,6 +3,7 @@ package replay
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -53,6 +54,10 @@ func (t *tally) add(ctx context.Context, c *cache, file string, seq int64, rec R
 		return nil
 	}
 	now, err := c.get(ctx, ev)
+	if errors.Is(err, errOutOfRange) {
+		t.unreadableAt(seq, fmt.Sprintf("%s:%d: %v", file, rec.Line, err))
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("%s:%d: decide the logged input: %w", file, rec.Line, err)
 	}
