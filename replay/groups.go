@@ -30,8 +30,9 @@ func newGroups(max int) *groups {
 	return &groups{max: max, byKey: map[groupKey]*ranked{}}
 }
 
-// add adds count events to the group of k, whose first is example, unless
-// the group is left out.
+// add adds count events to the group of k, whose first is example (the
+// decision_id as kept, already short: see kept), unless the group is left
+// out.
 func (s *groups) add(k groupKey, count, first int64, example string) {
 	e := s.byKey[k]
 	if e == nil {
@@ -45,14 +46,14 @@ func (s *groups) add(k groupKey, count, first int64, example string) {
 			delete(s.byKey, last.rank.key)
 		}
 		e = &ranked{rank: r, Group: Group{PackID: k.call.PackID, Kind: k.call.Kind, Key: k.call.Key, From: k.from, To: k.to, Change: k.change,
-			first: first, Example: kept(example)}}
+			first: first, Example: example}}
 		s.byKey[k] = e
 		heap.Push(&s.ranked, e)
 	}
 	g := &e.Group
 	g.Count += count
 	if first < g.first {
-		g.first, g.Example = first, kept(example)
+		g.first, g.Example = first, example
 	}
 }
 

@@ -404,6 +404,11 @@ func TestLongFieldsKeptShort(t *testing.T) {
 					t.Fatalf("a group keeps a text of %d bytes", longest)
 				}
 			}
+			// The example is the first event's id kept once: its length and
+			// sha256 are the id's, not those of its short form kept again.
+			if first, _, _ := tt.fields(fmt.Sprintf("%06d%s", 0, strings.Repeat("k", 100<<10))); len(first) > keptLen && r.Groups[0].Example != kept(first) {
+				t.Errorf("example %q, want %q", r.Groups[0].Example, kept(first))
+			}
 			runtime.KeepAlive(r)
 		})
 	}

@@ -75,7 +75,7 @@ func (t *tally) add(ctx context.Context, c *cache, file string, seq int64, rec R
 		t.changed++
 	}
 	// The logged code is the log's text, kept short as a call's fields are.
-	t.groups.add(groupKey{call: now.call, from: kept(ev.Logged.Code), to: now.Code, change: change}, 1, seq, ev.DecisionID)
+	t.groups.add(groupKey{call: now.call, from: kept(ev.Logged.Code), to: now.Code, change: change}, 1, seq, kept(ev.DecisionID))
 	return nil
 }
 
