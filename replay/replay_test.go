@@ -432,3 +432,16 @@ func TestKeptShortFormsStayDistinct(t *testing.T) {
 		t.Errorf("%s, groups %+v; want a and b narrowed in a group each, and the row of c changed", r.LastLine(), r.Groups)
 	}
 }
+
+// TestDefaultWorkersBounded: the default number of workers, each holding
+// an event of up to 1 MiB as it decides it, does not grow with the cores.
+func TestDefaultWorkersBounded(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(64))
+	if w := (Options{}).withDefaults().Workers; w != MaxWorkers {
+		t.Errorf("%d workers on 64 cores, want %d", w, MaxWorkers)
+	}
+	runtime.GOMAXPROCS(1)
+	if w := (Options{}).withDefaults().Workers; w != 1 {
+		t.Errorf("%d workers on 1 core, want 1", w)
+	}
+}

@@ -122,8 +122,9 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 }
 
 // replayHeadroom is what a replay may use beside the prepared evaluator:
-// batches of records in flight, the cache of decisions (about 80 MB at
-// most) and the garbage between collections.
+// batches of records in flight, the cache of decisions and the garbage
+// between collections. (A soft limit: a full cache can take more, and the
+// collector then runs often.)
 const replayHeadroom = 192 << 20
 
 // boundMemory keeps the process's heap within replayHeadroom of what the
