@@ -177,7 +177,7 @@ func (r Remote) repository(ref Reference) (*remote.Repository, error) {
 		ForceAttemptHTTP2:     true,
 	}
 	repo.PlainHTTP = r.PlainHTTP
-	repo.ManifestMediaTypes = []string{ocispec.MediaTypeImageManifest}
+	repo.ManifestMediaTypes = manifestMediaTypes
 	repo.MaxMetadataBytes = maxManifestSize
 	repo.Client = &auth.Client{
 		Client:     &http.Client{Transport: retry.NewTransport(transport)},
@@ -186,6 +186,15 @@ func (r Remote) repository(ref Reference) (*remote.Repository, error) {
 		Header:     http.Header{"User-Agent": {"hcp-rego"}},
 	}
 	return repo, nil
+}
+
+// manifestMediaTypes are the manifests Pull accepts, as OPA's oci
+// downloader does: image manifests and indexes, OCI's and Docker's.
+var manifestMediaTypes = []string{
+	ocispec.MediaTypeImageManifest,
+	ocispec.MediaTypeImageIndex,
+	"application/vnd.docker.distribution.manifest.v2+json",
+	"application/vnd.docker.distribution.manifest.list.v2+json",
 }
 
 // errNotBundleManifest is Pull's error for a manifest without a bundle

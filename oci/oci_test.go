@@ -161,31 +161,95 @@ func TestRegistryErrors(t *testing.T) {
 	}
 }
 
-func TestBundleLayer(t *testing.T) {
+// TestBundleManifest follows OPA's oci downloader to the bundle's
+// manifest: the manifest itself, or through image indexes.
+func TestBundleManifest(t *testing.T) {
+	ctx := context.Background()
 	layer := content.NewDescriptorFromBytes(LayerMediaType, []byte("b"))
-	manifest := func(layers ...ocispec.Descriptor) []byte {
-		data, _ := json.Marshal(ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, Layers: layers})
-		return data
-	}
 	other := content.NewDescriptorFromBytes("application/octet-stream", []byte("o"))
-	image := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest}
-	if got, err := bundleLayer(image, manifest(other, layer)); err != nil || got.Digest != layer.Digest {
-		t.Errorf("bundleLayer: %v, %v", got, err)
+	// blobs holds the manifests an index names, by digest; fetched counts
+	// what was asked for.
+	blobs := map[string][]byte{}
+	fetched := map[string]int{}
+	fetch := func(_ context.Context, d ocispec.Descriptor) ([]byte, error) {
+		fetched[d.Digest.String()]++
+		if data, ok := blobs[d.Digest.String()]; ok {
+			return data, nil
+		}
+		return nil, errors.New("not found")
 	}
-	if _, err := bundleLayer(image, manifest(other)); !errors.Is(err, errNotBundleManifest) {
+	put := func(mediaType string, v any, platform *ocispec.Platform) (ocispec.Descriptor, []byte) {
+		data, _ := json.Marshal(v)
+		d := content.NewDescriptorFromBytes(mediaType, data)
+		d.Platform = platform
+		blobs[d.Digest.String()] = data
+		return d, data
+	}
+	manifest := func(layers ...ocispec.Descriptor) (ocispec.Descriptor, []byte) {
+		return put(ocispec.MediaTypeImageManifest, ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, Layers: layers}, nil)
+	}
+	index := func(entries ...ocispec.Descriptor) (ocispec.Descriptor, []byte) {
+		return put(ocispec.MediaTypeImageIndex, ocispec.Index{MediaType: ocispec.MediaTypeImageIndex, Manifests: entries}, nil)
+	}
+	find := func(desc ocispec.Descriptor, data []byte) (ocispec.Descriptor, error) {
+		m, err := bundleManifest(ctx, fetch, desc, data)
+		if err != nil {
+			return ocispec.Descriptor{}, err
+		}
+		return bundleLayer(m)
+	}
+
+	bundle, bundleData := manifest(other, layer)
+	if got, err := find(bundle, bundleData); err != nil || got.Digest != layer.Digest {
+		t.Errorf("a manifest: %v, %v", got, err)
+	}
+	noBundle, noBundleData := manifest(other)
+	if _, err := find(noBundle, noBundleData); !errors.Is(err, errNotBundleManifest) {
 		t.Errorf("a manifest without a bundle layer: %v", err)
-	}
-	index := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageIndex}
-	if _, err := bundleLayer(index, manifest(layer)); err == nil {
-		t.Error("an index was taken for a manifest")
 	}
 	negative := layer
 	negative.Size = -1
-	if _, err := bundleLayer(image, manifest(negative)); err == nil || !strings.Contains(err.Error(), "negative size") {
+	if _, err := find(manifest(negative)); err == nil || !strings.Contains(err.Error(), "negative size") {
 		t.Errorf("a layer of negative size: %v", err)
 	}
-	if _, err := bundleLayer(image, []byte(`{"layers": "not a list"}`)); err == nil || !strings.Contains(err.Error(), "does not parse") {
+	if _, err := find(ocispec.Descriptor{}, []byte(`{"layers": "not a list"}`)); err == nil || !strings.Contains(err.Error(), "does not parse") {
 		t.Errorf("a manifest that does not parse: %v", err)
+	}
+
+	// An index: provenance (unknown/unknown) is passed over unfetched, a
+	// manifest without the layer and one that is missing are tried, and
+	// the bundle's manifest is found, through a nested index too.
+	provenance, _ := put(ocispec.MediaTypeImageManifest, ocispec.Manifest{Layers: []ocispec.Descriptor{layer}}, &ocispec.Platform{OS: "unknown", Architecture: "unknown"})
+	missing := content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, []byte("gone"))
+	nested, _ := index(noBundle, bundle)
+	top, topData := index(provenance, missing, noBundle, nested)
+	if got, err := find(top, topData); err != nil || got.Digest != layer.Digest {
+		t.Errorf("an index: %v, %v", got, err)
+	}
+	if fetched[provenance.Digest.String()] != 0 || fetched[noBundle.Digest.String()] != 1 {
+		t.Errorf("fetched %v: want provenance never and a manifest seen twice once", fetched)
+	}
+
+	// Indexes nested deeper than OPA follows, an index with no bundle, and
+	// an index wider than the fetches allowed.
+	deep, deepData := bundle, bundleData
+	for range maxIndexDepth + 1 {
+		deep, deepData = index(deep)
+	}
+	if _, err := find(deep, deepData); err == nil || !strings.Contains(err.Error(), "nested more than") {
+		t.Errorf("indexes %d deep: %v", maxIndexDepth+1, err)
+	}
+	if _, err := find(index(noBundle, missing)); err == nil || !strings.Contains(err.Error(), "no manifest with a bundle layer (2 tried") {
+		t.Errorf("an index without a bundle: %v", err)
+	}
+	var wide []ocispec.Descriptor
+	for i := range 2 * maxIndexFetches {
+		wide = append(wide, content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, []byte(fmt.Sprint(i))))
+	}
+	wide = append(wide, bundle)
+	clear(fetched)
+	if _, err := find(index(wide...)); err == nil || len(fetched) > maxIndexFetches {
+		t.Errorf("an index of %d manifests: %v after %d fetches", len(wide), err, len(fetched))
 	}
 }
 

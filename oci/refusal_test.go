@@ -3,6 +3,7 @@ package oci
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
@@ -215,5 +217,32 @@ func TestPushCutShort(t *testing.T) {
 				t.Errorf("requests %q: want the layer put before the manifest, and no manifest put after a refused layer", requests)
 			}
 		})
+	}
+}
+
+// TestPullThroughIndex: a tag that names an image index of the bundle's
+// manifest, as OPA's oci downloader accepts it, pulls the bundle.
+func TestPullThroughIndex(t *testing.T) {
+	ctx := context.Background()
+	tarball := []byte("the bundle, through an index")
+	reg := registrytest.New(t)
+	pushed(t, reg, "r1", tarball)
+	desc, _ := packed(t, tarball, "r1")
+	data, _ := json.Marshal(ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{desc}})
+	ref, err := ParseReference(reg.Host + "/policy/hcp:idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := testRemote.repository(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := content.NewDescriptorFromBytes(ocispec.MediaTypeImageIndex, data)
+	if err := repo.PushReference(ctx, index, bytes.NewReader(data), "idx"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := testRemote.Pull(ctx, ref, 1<<20)
+	if err != nil || !bytes.Equal(got, tarball) {
+		t.Fatalf("pull through an index: %v, %q", err, got)
 	}
 }

@@ -29,8 +29,8 @@ func newPullCommand(s streams) *cobra.Command {
 		Short: "Pull a bundle from an OCI registry, checked as eval --bundle checks it",
 		Long: `Pull fetches the bundle at REF (host[:port]/repository:tag or
 ...@sha256:DIGEST) as OPA's oci service finds it, the image manifest's
-application/vnd.oci.image.layer.v1.tar+gzip layer, and writes its bytes to
-FILE as they are. The bundle is first checked as eval --bundle checks it,
+application/vnd.oci.image.layer.v1.tar+gzip layer (through image indexes,
+as OPA follows them), and writes its bytes to FILE as they are. The bundle is first checked as eval --bundle checks it,
 verifying its signature when --verification-key is given, within
 --max-bundle-bytes. FILE is written to a temporary file beside it and
 renamed: on any failure nothing is written and FILE is left as it was.
