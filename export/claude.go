@@ -24,9 +24,9 @@ const claudeUnwritten = "the session's permission mode decides for it"
 // writeClaude writes every disposition to its list, as the rule of the name
 // Claude Code registers the tool under (ClaudeRule); a tool whose name
 // Claude Code cannot tell apart or offer is left out and noted.
-func writeClaude(server string, tools []Tool) (*File, error) {
+func writeClaude(server string, tools, left []Tool) (*File, error) {
 	p := claudePermissions{Allow: []string{}, Ask: []string{}, Deny: []string{}}
-	kept, notes := registered(ClaudeCode, server, tools, ClaudeRule, claudeUnwritten)
+	kept, notes := registered(ClaudeCode, server, tools, left, unshortened(ClaudeRule), MaxRegisteredName, claudeUnwritten)
 	for _, t := range kept {
 		rule := t.Registered
 		switch t.Disposition {

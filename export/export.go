@@ -149,8 +149,8 @@ func Write(h Harness, server string, tools []Tool) (*File, error) {
 			return nil, fmt.Errorf("tool %q: disposition %q: want allow, ask or deny", t.Name, t.Disposition)
 		}
 	}
-	kept, notes := nameable(h, tools)
-	f, err := render(h, server, kept)
+	kept, left, notes := nameable(h, tools)
+	f, err := render(h, server, kept, left)
 	if err != nil {
 		return nil, err
 	}
@@ -158,16 +158,19 @@ func Write(h Harness, server string, tools []Tool) (*File, error) {
 	return f, nil
 }
 
-func render(h Harness, server string, tools []Tool) (*File, error) {
+// render writes tools, the tools nameable kept; left are those it left
+// out, which a harness that renames tools may still register under the
+// name of one kept (see registered).
+func render(h Harness, server string, tools, left []Tool) (*File, error) {
 	switch h {
 	case ClaudeCode:
-		return writeClaude(server, tools)
+		return writeClaude(server, tools, left)
 	case Codex:
 		return writeCodex(server, tools)
 	case OpenCode:
-		return writeOpenCode(server, tools)
+		return writeOpenCode(server, tools, left)
 	case Gemini:
-		return writeGemini(server, tools)
+		return writeGemini(server, tools, left)
 	case Cursor:
 		return writeCursor(server, tools)
 	}
@@ -183,18 +186,17 @@ func render(h Harness, server string, tools []Tool) (*File, error) {
 var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // nameable splits tools into those that every harness names as written
-// and notes for the others, which are left unwritten: seed 004 says not to
-// rename a tool and pretend it is the same.
-func nameable(h Harness, tools []Tool) ([]Tool, []Note) {
-	var kept []Tool
-	var notes []Note
+// (kept) and the others (left), which are left unwritten and noted: seed
+// 004 says not to rename a tool and pretend it is the same.
+func nameable(h Harness, tools []Tool) (kept, left []Tool, notes []Note) {
 	for _, t := range tools {
 		if toolName.MatchString(t.Name) {
 			kept = append(kept, t)
 			continue
 		}
+		left = append(left, t)
 		notes = append(notes, Note{Harness: h, Tool: t.Name, Unwritten: true,
 			Text: string(t.Disposition) + " cannot be expressed: the name holds a character other than letters, digits, _, - and . (MCP tool names), which a harness would read as a pattern or rename; left unwritten"})
 	}
-	return kept, notes
+	return kept, left, notes
 }

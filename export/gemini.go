@@ -21,12 +21,18 @@ type geminiRule struct {
 	Priority int    `toml:"priority"`
 }
 
-// writeGemini writes one rule a tool, in matrix order. Ask is written as
-// ask_user, which a non-interactive run treats as deny: written, and noted.
-func writeGemini(server string, tools []Tool) (*File, error) {
+// geminiUnwritten is what decides for a tool that the file leaves out.
+const geminiUnwritten = "Gemini CLI's default policies decide for it (an interactive session asks)"
+
+// writeGemini writes one rule a tool, in matrix order, except one whose
+// name Gemini CLI cannot tell apart or keeps only shortened (GeminiName):
+// that one is left out and noted. Ask is written as ask_user, which a
+// non-interactive run treats as deny: written, and noted.
+func writeGemini(server string, tools, left []Tool) (*File, error) {
 	var p geminiPolicy
-	var notes []Note
-	for _, t := range tools {
+	kept, notes := registered(Gemini, server, tools, left, GeminiName, MaxGeminiName, geminiUnwritten)
+	for _, rt := range kept {
+		t := rt.Tool
 		decision := "deny"
 		switch t.Disposition {
 		case matrix.Allow:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,6 +108,8 @@ type harnessCase struct {
 	server string
 	file   string
 	tools  []Tool
+	// unwritten are the tools the export's notes leave unwritten.
+	unwritten map[string]bool
 	// tampered marks a file changed by hand after export, which the
 	// harness must be seen to read otherwise than the matrix says.
 	tampered bool
@@ -150,10 +153,38 @@ func harnessCases(t *testing.T, h Harness, dir string) []harnessCase {
 			if err := os.WriteFile(file, f.Data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cases = append(cases, harnessCase{name: ex.name + "/" + subject, server: ex.server, file: file, tools: tools})
+			cases = append(cases, harnessCase{name: ex.name + "/" + subject, server: ex.server, file: file, tools: tools, unwritten: unwrittenOf(f)})
 		}
 	}
 	return cases
+}
+
+// unwrittenOf is the set of tools f's notes leave unwritten.
+func unwrittenOf(f *File) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range f.Notes {
+		if n.Unwritten {
+			out[n.Tool] = true
+		}
+	}
+	return out
+}
+
+// hostileNames is a matrix whose tool names Gemini CLI registers under the
+// name of another tool: x y as x_y, and a name over 63 characters
+// shortened to one that another tool has as it is. Each pair allows one
+// and denies the other, so a rule written for the allowed tool would
+// allow the denied one.
+func hostileNames() namedMatrix {
+	long := strings.Repeat("a", 30) + strings.Repeat("b", 30)
+	shortened := strings.Repeat("a", 22) + "..." + strings.Repeat("b", 30)
+	return namedMatrix{"hostile", "hcp", handMatrix(
+		[5]string{"p", "verb", "x y", "read", "deny"},
+		[5]string{"p", "verb", "x_y", "read", "allow"},
+		[5]string{"p", "verb", long, "read", "deny"},
+		[5]string{"p", "verb", shortened, "read", "allow"},
+		[5]string{"p", "verb", "keep", "read", "allow"},
+	)}
 }
 
 // tamper adds a case whose file is data, written by hand.
@@ -205,6 +236,17 @@ func TestGeminiLoadsExports(t *testing.T) {
 	node := needHarnesses(t)
 	dir := t.TempDir()
 	cases := harnessCases(t, Gemini, dir)
+	hostile := hostileNames()
+	f, err := Export(hostile.mx, "role:x", Gemini, hostile.server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, _, _ := ToolsOf(hostile.mx, "role:x")
+	file := filepath.Join(dir, "hostile.toml")
+	if err := os.WriteFile(file, f.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, harnessCase{name: "hostile names", server: hostile.server, file: file, tools: tools, unwritten: unwrittenOf(f)})
 	search := Tool{Name: "documents.search", Disposition: matrix.Allow}
 	check := Tool{Name: "buildsite.command_check", Disposition: matrix.Deny}
 	cases = tamper(t, cases, dir, "decision ask", "hub", "[[rule]]\nmcpName = \"hub\"\ntoolName = \"documents.search\"\ndecision = \"ask\"\npriority = 100\n", search)
@@ -245,6 +287,11 @@ func geminiProblems(c harnessCase, r geminiResult) []string {
 		switch {
 		case !ok:
 			problems = append(problems, tool.Name+": no decision reported")
+		case c.unwritten[tool.Name] && got.Decision == "allow" && want != "allow":
+			problems = append(problems, fmt.Sprintf("%s: unwritten, Gemini CLI decides allow as %s, matrix %s", tool.Name, got.Name, tool.Disposition))
+		case c.unwritten[tool.Name]:
+			// Left unwritten: Gemini's own defaults decide, never allowing
+			// more than the matrix (above).
 		case got.Name != "mcp_"+c.server+"_"+tool.Name:
 			problems = append(problems, fmt.Sprintf("%s: Gemini CLI names it %s, want mcp_%s_%s", tool.Name, got.Name, c.server, tool.Name))
 		case !toolName.MatchString(tool.Name):

@@ -3,6 +3,8 @@ package export
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 )
 
 // SPEC §5.3.1: a rule is written with the name the harness itself gives the
@@ -43,6 +45,18 @@ func OpenCodeAction(server, tool string) string {
 	return registeredPart(server) + "_" + registeredPart(tool)
 }
 
+// namer gives the name a harness registers a tool under, and that name
+// before the harness shortens it (the same, for a harness that does not).
+type namer func(server, tool string) (registered, whole string)
+
+// unshortened makes a namer of a name that a harness never shortens.
+func unshortened(name func(server, tool string) string) namer {
+	return func(server, tool string) (string, string) {
+		n := name(server, tool)
+		return n, n
+	}
+}
+
 // registeredTool is a tool and the name its harness registers it under.
 type registeredTool struct {
 	Tool
@@ -51,24 +65,31 @@ type registeredTool struct {
 
 // registered names each tool as harness h registers it (name) and keeps
 // those the harness can tell apart and offer: a name that two tools get, or
-// one longer than MaxRegisteredName, is written for neither, and each such
-// tool is noted as cannot be expressed. what is the harness's default for
-// an unwritten tool, for the note.
-func registered(h Harness, server string, tools []Tool, name func(server, tool string) string, what string) ([]registeredTool, []Note) {
+// one longer than maxLen before the harness shortens it (if it does), is
+// written for neither, and each such tool is noted as cannot be expressed.
+// left are the server's tools that nameable left out: unwritten, but
+// registered all the same, so a tool of tools whose name one of them gets
+// too is not written either (x_y, when x y is registered as x_y, would
+// otherwise allow it). what is the harness's default for an unwritten
+// tool, for the note.
+func registered(h Harness, server string, tools, left []Tool, name namer, maxLen int, what string) ([]registeredTool, []Note) {
 	count := map[string]int{}
-	for _, t := range tools {
-		count[name(server, t.Name)]++
+	for _, t := range slices.Concat(tools, left) {
+		reg, _ := name(server, t.Name)
+		count[reg]++
 	}
 	var kept []registeredTool
 	var notes []Note
 	for _, t := range tools {
-		reg := name(server, t.Name)
+		reg, whole := name(server, t.Name)
 		var why string
 		switch {
 		case count[reg] > 1:
 			why = fmt.Sprintf("%s registers it as %s, the name of another tool of the server too", harnessTitle[h], reg)
-		case len(reg) > MaxRegisteredName:
-			why = fmt.Sprintf("%s registers it as %s, longer than the %d characters a tool name may have", harnessTitle[h], reg, MaxRegisteredName)
+		case len(whole) > maxLen && reg != whole:
+			why = fmt.Sprintf("%s shortens its name %s, longer than the %d characters a tool name may have, to %s, which no rule naming the tool matches", harnessTitle[h], whole, maxLen, reg)
+		case len(whole) > maxLen:
+			why = fmt.Sprintf("%s registers it as %s, longer than the %d characters a tool name may have", harnessTitle[h], reg, maxLen)
 		default:
 			kept = append(kept, registeredTool{Tool: t, Registered: reg})
 			continue
@@ -80,4 +101,32 @@ func registered(h Harness, server string, tools []Tool, name func(server, tool s
 }
 
 // harnessTitle is a harness's name in a note's prose.
-var harnessTitle = map[Harness]string{ClaudeCode: "Claude Code", OpenCode: "OpenCode"}
+var harnessTitle = map[Harness]string{ClaudeCode: "Claude Code", OpenCode: "OpenCode", Gemini: "Gemini CLI"}
+
+// MaxGeminiName is the longest name Gemini CLI registers a tool under as
+// it is; a longer one it shortens to its first and last 30 characters
+// around "...", which a rule naming the tool in full no longer matches and
+// which another tool may share.
+const MaxGeminiName = 63
+
+// geminiUnnamed is a character that Gemini CLI turns into "_" in a name.
+var geminiUnnamed = regexp.MustCompile(`[^A-Za-z0-9_.:-]`)
+
+// GeminiName is the name Gemini CLI 0.61 registers an MCP tool under
+// (@google/gemini-cli-core, generateValidName of "<server>_<tool>"):
+// mcp_<S>_<T>, every character outside [A-Za-z0-9_.:-] turned into "_",
+// and a name over MaxGeminiName shortened to its first and last 30
+// characters around "..."; whole is the name before it is shortened.
+// (Server names start with a letter or a digit, and "mcp_" before them
+// makes the name start with a letter.)
+func GeminiName(server, tool string) (registered, whole string) {
+	whole = server + "_" + tool
+	if !strings.HasPrefix(whole, "mcp_") {
+		whole = "mcp_" + whole
+	}
+	whole = geminiUnnamed.ReplaceAllLiteralString(whole, "_")
+	if len(whole) > MaxGeminiName {
+		return whole[:30] + "..." + whole[len(whole)-30:], whole
+	}
+	return whole, whole
+}

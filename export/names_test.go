@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 // The naming rule as Claude Code 2.1 and OpenCode 1.18 write it in their
@@ -53,6 +55,17 @@ func TestRegisteredNames(t *testing.T) {
 		{"opencode dash is no collision", OpenCode, "hcp", []string{"x.y", "x-y"}, []string{"hcp_x_y", "hcp_x-y"}, nil},
 		{"opencode 64 characters", OpenCode, "hcp", []string{strings.Repeat("x", 60)}, []string{"hcp_" + strings.Repeat("x", 60)}, nil},
 		{"opencode 65 characters", OpenCode, "hcp", []string{strings.Repeat("x", 61)}, nil, []string{strings.Repeat("x", 61)}},
+		// A tool left out for its name is registered all the same: a tool
+		// that gets its name is not written either.
+		{"claude collision with a name left out", ClaudeCode, "hcp", []string{"x y", "x_y", "keep"}, []string{"mcp__hcp__keep"}, []string{"x y", "x_y"}},
+		{"opencode collision with a name left out", OpenCode, "hcp", []string{"pay*", "pay_", "keep"}, []string{"hcp_keep"}, []string{"pay*", "pay_"}},
+		{"gemini collision with a name left out", Gemini, "hcp", []string{"x y", "x_y", "keep"}, []string{"keep"}, []string{"x y", "x_y"}},
+		{"gemini keeps . and -", Gemini, "hub", []string{"documents.search", "x-y", "x_y"}, []string{"documents.search", "x-y", "x_y"}, nil},
+		{"gemini 63 characters", Gemini, "hcp", []string{strings.Repeat("x", 55)}, []string{strings.Repeat("x", 55)}, nil},
+		{"gemini 64 characters", Gemini, "hcp", []string{strings.Repeat("x", 56), "short"}, []string{"short"}, []string{strings.Repeat("x", 56)}},
+		{"gemini shortened to another tool's name", Gemini, "hcp",
+			[]string{strings.Repeat("a", 30) + strings.Repeat("b", 30), strings.Repeat("a", 22) + "..." + strings.Repeat("b", 30), "keep"},
+			[]string{"keep"}, []string{strings.Repeat("a", 30) + strings.Repeat("b", 30), strings.Repeat("a", 22) + "..." + strings.Repeat("b", 30)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var rows [][5]string
@@ -178,6 +191,16 @@ func writtenNames(t *testing.T, h Harness, data []byte) []string {
 		}
 		for _, r := range f.Permissions {
 			names = append(names, r.Action)
+		}
+	case Gemini:
+		var f struct {
+			Rule []struct{ ToolName string } `toml:"rule"`
+		}
+		if _, err := toml.Decode(string(data), &f); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range f.Rule {
+			names = append(names, r.ToolName)
 		}
 	}
 	return names

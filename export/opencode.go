@@ -31,9 +31,9 @@ const openCodeUnwritten = "OpenCode's default policy decides for it (it allows e
 // included, except one whose name OpenCode cannot tell apart or offer
 // (SPEC §5.3.1): that one is left out and noted, saying the default then
 // decides.
-func writeOpenCode(server string, tools []Tool) (*File, error) {
+func writeOpenCode(server string, tools, left []Tool) (*File, error) {
 	c := openCodeConfig{Schema: OpenCodeSchema, Permissions: []openCodeRule{}}
-	kept, notes := registered(OpenCode, server, tools, OpenCodeAction, openCodeUnwritten)
+	kept, notes := registered(OpenCode, server, tools, left, unshortened(OpenCodeAction), MaxRegisteredName, openCodeUnwritten)
 	for _, t := range kept {
 		c.Permissions = append(c.Permissions, openCodeRule{Action: t.Registered, Resource: "*", Effect: openCodeEffect(t.Disposition)})
 	}
