@@ -72,7 +72,7 @@ func PackDirs(args []string) ([]string, error) {
 		case !info.IsDir():
 			errs.Add(arg, source.Pos{}, "is a file, want a pack folder")
 		case pack:
-			dirs = append(dirs, tidy(arg))
+			dirs = append(dirs, Tidy(arg))
 		default:
 			found, err := findPacks(arg)
 			errs.Merge(arg, err)
@@ -100,13 +100,17 @@ func onceEach(paths []string) []string {
 	})
 }
 
-// tidy is path cleaned ("./g.json" is "g.json", "a//b" is "a/b") when
+// Tidy is path cleaned ("./g.json" is "g.json", "a//b" is "a/b") when
 // the cleaned path names the same file. Cleaning is only text: after a
 // symbolic link, "link/../g.json" is a file beside the link's target, so
-// such a path stays as given.
-func tidy(path string) string {
+// such a path is that file's path with its links resolved (every later
+// filepath.Join would clean it as text again).
+func Tidy(path string) string {
 	clean := filepath.Clean(path)
 	if clean != path && samePath(clean) != samePath(path) {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return real
+		}
 		return path
 	}
 	return clean
@@ -115,7 +119,7 @@ func tidy(path string) string {
 // tidied tidies each path in place.
 func tidied(paths []string) []string {
 	for i, path := range paths {
-		paths[i] = tidy(path)
+		paths[i] = Tidy(path)
 	}
 	return paths
 }
@@ -138,7 +142,7 @@ func samePath(path string) string {
 func findPacks(root string) ([]string, error) {
 	var dirs []string
 	var errs source.Errors
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := walkLinks(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return skipUnreadable(root, path, d, err, &errs)
 		}
@@ -191,7 +195,7 @@ func Discover(roots []string) (*Found, error) {
 			f.Incomplete = true
 			continue
 		}
-		if err := filepath.WalkDir(root, f.visit(root)); err != nil {
+		if err := walkLinks(root, f.visit(root)); err != nil {
 			errs.Merge(root, walkProblem(root, err))
 			f.Incomplete = true
 		}

@@ -95,10 +95,12 @@ func TestSamePathFollowsLinks(t *testing.T) {
 	if want := []string{"A/g.json", "A/link/../g.json"}; !slices.Equal(got, want) {
 		t.Errorf("onceEach: %q, want %q", got, want)
 	}
-	// Cleaning the text would name another file after the link.
-	for path, want := range map[string]string{"A/link/../g.json": "A/link/../g.json", "./A//g.json": "A/g.json", "alias/../A/g.json": "A/g.json"} {
-		if got := tidy(path); got != want {
-			t.Errorf("tidy(%q) = %q, want %q", path, got, want)
+	// Cleaning the text would name another file after the link: such a
+	// path is the file's own, its links resolved (a later filepath.Join
+	// would clean it as text).
+	for path, want := range map[string]string{"A/link/../g.json": "other/g.json", "./A//g.json": "A/g.json", "alias/../A/g.json": "A/g.json"} {
+		if got := Tidy(path); got != want {
+			t.Errorf("Tidy(%q) = %q, want %q", path, got, want)
 		}
 	}
 }
@@ -134,5 +136,50 @@ func TestDiscoverIncomplete(t *testing.T) {
 	found, err = Discover([]string{dir, filepath.Join(dir, "nowhere")})
 	if err == nil || !found.Incomplete {
 		t.Errorf("a missing path: error %v, incomplete %v; want an error and an incomplete walk", err, found.Incomplete)
+	}
+}
+
+// TestDiscoverFollowsLinks: a folder that a symbolic link puts in the tree
+// is walked (a case file in it used to be passed over, and the run passed
+// without it), the root may be a link, a link back up ends the walk there,
+// and a link named as a skipped folder is skipped as one.
+func TestDiscoverFollowsLinks(t *testing.T) {
+	dir := t.TempDir()
+	treetest.Write(t, dir, map[string]string{
+		"tree/a.cases.yaml":            "cases: []",
+		"shared/b.cases.yaml":          "cases: []",
+		"shared/packs/p/policy.json":   "{}",
+		"hidden/c.cases.yaml":          "cases: []",
+		"tree/after/z.cases.yaml":      "cases: []",
+		"tree/nested/deeper/.keep.txt": "",
+	})
+	t.Chdir(dir)
+	for link, target := range map[string]string{
+		"tree/linked":             "../shared",
+		"tree/nested/deeper/loop": "../..",
+		"tree/_skipped":           "../hidden",
+		"tree/gone.cases.yaml":    "nothing",
+		"treelink":                "tree",
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, root := range []string{"tree", "treelink"} {
+		found, err := Discover([]string{root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{root + "/a.cases.yaml", root + "/after/z.cases.yaml", root + "/gone.cases.yaml", root + "/linked/b.cases.yaml"}
+		if !slices.Equal(found.CaseFiles, want) {
+			t.Errorf("%s: case files %q, want %q", root, found.CaseFiles, want)
+		}
+		if want := []string{root + "/linked/packs/p"}; !slices.Equal(found.Packs, want) {
+			t.Errorf("%s: packs %q, want %q", root, found.Packs, want)
+		}
+	}
+	dirs, err := PackDirs([]string{"treelink"})
+	if err != nil || !slices.Equal(dirs, []string{"treelink/linked/packs/p"}) {
+		t.Errorf("PackDirs(treelink): %q, %v", dirs, err)
 	}
 }

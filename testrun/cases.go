@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hcp-rego/hcp-rego/compile"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 	"github.com/hcp-rego/hcp-rego/schema"
 	"github.com/hcp-rego/hcp-rego/source"
@@ -152,9 +153,11 @@ func resolvePaths(file string, list *source.Node, field string, exists func(stri
 			continue // the schema reports it
 		}
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(file), filepath.FromSlash(p))
+			// Joined as the system reads it: "../x" beside a case file
+			// reached through a link is beside the link's target.
+			p = filepath.Dir(file) + string(filepath.Separator) + filepath.FromSlash(p)
 		}
-		p = filepath.Clean(p)
+		p = compile.Tidy(p)
 		if first, dup := seen[p]; dup {
 			errs.Add(file, item.Pos, "%s[%d]: %q names %s again (first at %d:%d)", field, i, item.Text, p, first.Pos.Line, first.Pos.Col)
 			continue

@@ -1,0 +1,106 @@
+package compile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// walkLinks walks root as filepath.WalkDir does (fn sees each file and
+// folder, in lexical order, and may skip a folder), and also follows
+// symbolic links to folders, the root's too: a folder that a link puts in
+// the tree holds packs and tests like any other, and discovery must not
+// pass over them. Each folder is walked once, whatever the links that
+// lead to it, so a link back up ends there. A link to nothing is passed
+// to fn as the link it is.
+func walkLinks(root string, fn fs.WalkDirFunc) error {
+	info, err := os.Stat(root)
+	if err != nil {
+		return fn(root, nil, err)
+	}
+	w := &linkWalk{fn: fn, met: map[folderKey][]os.FileInfo{}}
+	err = w.walk(root, fs.FileInfoToDirEntry(info), info)
+	if errors.Is(err, filepath.SkipDir) || errors.Is(err, filepath.SkipAll) {
+		return nil
+	}
+	return err
+}
+
+// linkWalk is one walk of walkLinks: fn, and the folders met.
+type linkWalk struct {
+	fn  fs.WalkDirFunc
+	met map[folderKey][]os.FileInfo
+}
+
+// folderKey narrows the folders met that one could be (os.SameFile then
+// decides, by device and inode).
+type folderKey struct{ size, mtime int64 }
+
+// first records the folder info as met and reports whether it was not
+// met before.
+func (w *linkWalk) first(info os.FileInfo) bool {
+	k := folderKey{info.Size(), info.ModTime().UnixNano()}
+	for _, m := range w.met[k] {
+		if os.SameFile(m, info) {
+			return false
+		}
+	}
+	w.met[k] = append(w.met[k], info)
+	return true
+}
+
+// walk visits path, whose entry is d (a link's target's, for a link to a
+// folder) and, for a folder, info.
+func (w *linkWalk) walk(path string, d fs.DirEntry, info os.FileInfo) error {
+	if !d.IsDir() {
+		return w.fn(path, d, nil)
+	}
+	if !w.first(info) {
+		return nil
+	}
+	if err := w.fn(path, d, nil); err != nil {
+		return folderSkipped(err)
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return folderSkipped(w.fn(path, d, err))
+	}
+	for _, e := range entries {
+		err := w.entry(filepath.Join(path, e.Name()), e)
+		if errors.Is(err, filepath.SkipDir) {
+			return nil // a file's SkipDir skips the rest of its folder
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// folderSkipped is fn's answer for a folder, SkipDir being done: that
+// folder is not walked, and the walk goes on.
+func folderSkipped(err error) error {
+	if errors.Is(err, filepath.SkipDir) {
+		return nil
+	}
+	return err
+}
+
+// entry walks one entry of a folder, following a link to a folder.
+func (w *linkWalk) entry(path string, e fs.DirEntry) error {
+	if e.Type()&fs.ModeSymlink != 0 {
+		if target, err := os.Stat(path); err == nil && target.IsDir() {
+			return w.walk(path, fs.FileInfoToDirEntry(target), target)
+		}
+		return w.fn(path, e, nil)
+	}
+	if !e.IsDir() {
+		return w.fn(path, e, nil)
+	}
+	info, err := e.Info()
+	if err != nil {
+		return w.fn(path, e, err)
+	}
+	return w.walk(path, e, info)
+}
