@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/source"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
@@ -172,9 +173,12 @@ func (c *Coverage) Summary() string {
 		c.Percent(), reached, total, rowsReached, rows, gatesReached, gates)
 }
 
-// describeRow names a row for a reader: "ledger verb transfer".
+// describeRow names a row for a reader: "ledger verb transfer". A key is
+// any string a policy.json gives, so it is made printable: a line break
+// in it would start a line of the report's own (a GitHub workflow
+// command, or a fake result), an escape would drive the terminal.
 func describeRow(r *compile.Row) string {
-	return fmt.Sprintf("%s %s %s", r.Pack, r.Kind, r.Key)
+	return source.Printable(fmt.Sprintf("%s %s %s", r.Pack, r.Kind, r.Key))
 }
 
 // describeGate names a row's gate: `confirm: true` or `confirm: "always"`.
@@ -191,5 +195,5 @@ func describeGrant(g *compile.Grant) string {
 	case g.Stimulus != "":
 		scope += " stimulus " + g.Stimulus
 	}
-	return fmt.Sprintf("grant %d (%s on %s)", g.N, g.Subject, scope)
+	return source.Printable(fmt.Sprintf("grant %d (%s on %s)", g.N, g.Subject, scope))
 }

@@ -281,3 +281,34 @@ func TestCoverageTellsRowsOnOneLineApart(t *testing.T) {
 		t.Errorf("grants used: %v %v, want true true", c.Grants[0].Used, c.Grants[1].Used)
 	}
 }
+
+// TestCoverageKeysPrintable: a policy's key is any string, and the pretty
+// coverage lists keys and grants; a key's line break or escape must not
+// reach the output as one (a GitHub workflow command, a fake result line,
+// a terminal escape).
+func TestCoverageKeysPrintable(t *testing.T) {
+	key := "x\n::error file=README.md,line=1::all tests passed\x1b[31m"
+	keyJSON, _ := json.Marshal(key)
+	caseTree(t, map[string]string{
+		"p/manifest.json": `{"id": "p", "commands": {"a": {}, ` + string(keyJSON) + `: {}}}`,
+		"p/policy.json":   `{"surface_id": "p", "verbs": {"a": {"operation": "read", "privacy": {"land": "personal"}}, ` + string(keyJSON) + `: {"operation": "read", "privacy": {"land": "personal"}}}}`,
+		"g.json":          `{"grants": [{"subject": "role:x", "pack_id": "p", "verb_key": ` + string(keyJSON) + `, "capabilities": ["verb.exec.read"]}]}`,
+		"p.cases.yaml":    "cases: [{name: a, input: {principal: {id: u}, pack_id: p, verb_key: a, owner: u}, want: {code: capability_required}}]\n",
+	})
+	report, err := Run(context.Background(), Options{Coverage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := report.WritePretty(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "::") || strings.ContainsRune(line, '\x1b') {
+			t.Errorf("the key reached the output as it is: %q", line)
+		}
+	}
+	if !strings.Contains(out.String(), `\n::error`) {
+		t.Errorf("the key is not listed, quoted:\n%s", out.String())
+	}
+}
