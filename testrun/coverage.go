@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/source"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // Outcomes are the codes a decision on a row can end with, in the order
