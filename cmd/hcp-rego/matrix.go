@@ -206,6 +206,8 @@ func runMatrixDiff(ctx context.Context, s streams, o matrixOptions) error {
 	if err := d.WriteMarkdown(&out); err != nil {
 		return err
 	}
+	writeTenantNotes(s.err, before, o.tenant)
+	writeTenantNotes(s.err, after, o.tenant)
 	writeAnomalies(s.err, d.Old)
 	writeAnomalies(s.err, d.New)
 	_, err = s.out.Write(out.Bytes())
