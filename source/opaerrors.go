@@ -17,10 +17,14 @@ const maxMessage = 300
 // Other errors are kept under file, cut to a readable length.
 func OPAErrors(file string, err error) error {
 	var errs ast.Errors
-	if !errors.As(err, &errs) {
-		if err == nil {
-			return nil
-		}
+	var one *ast.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &errs):
+	case errors.As(err, &one):
+		errs = ast.Errors{one} // a parse error of the whole file, such as an empty module
+	default:
 		return &Error{File: file, Msg: Shorten(err.Error())}
 	}
 	var out Errors
@@ -29,8 +33,11 @@ func OPAErrors(file string, err error) error {
 		if e.Location != nil && e.Location.File != "" {
 			where = e.Location.File
 		}
-		if e.Location != nil && e.Location.Row > 0 {
+		switch {
+		case e.Location != nil && e.Location.Row > 0:
 			pos = Pos{Line: e.Location.Row, Col: max(1, e.Location.Col)}
+		case e.Location != nil:
+			pos = Pos{Line: 1, Col: 1} // the file's, with no line of its own
 		}
 		out.Add(where, pos, "%s", Shorten(e.Message))
 	}
