@@ -91,7 +91,7 @@ func PackDirs(args []string) ([]string, error) {
 func onceEach(paths []string) []string {
 	seen := make(map[string]bool, len(paths))
 	return slices.DeleteFunc(paths, func(path string) bool {
-		key := samePath(path)
+		key := SamePath(path)
 		if seen[key] {
 			return true
 		}
@@ -107,7 +107,7 @@ func onceEach(paths []string) []string {
 // filepath.Join would clean it as text again).
 func Tidy(path string) string {
 	clean := filepath.Clean(path)
-	if clean != path && samePath(clean) != samePath(path) {
+	if clean != path && SamePath(clean) != SamePath(path) {
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			return real
 		}
@@ -124,10 +124,10 @@ func tidied(paths []string) []string {
 	return paths
 }
 
-// samePath is a key that two spellings of one file share: its absolute
+// SamePath is a key that two spellings of one file share: its absolute
 // path with every symbolic link resolved, so that "link/../g.json" is the
 // file the system opens, not the text's parent folder.
-func samePath(path string) string {
+func SamePath(path string) string {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/hcp-rego/hcp-rego/compile"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
@@ -71,9 +72,10 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 		return cmp.Or(cmp.Compare(a.Row.Pack, b.Row.Pack), cmp.Compare(a.Row.Line, b.Row.Line), cmp.Compare(a.Row.Key, b.Row.Key))
 	})
 	grants := map[string][]*GrantCoverage{}
+	key := grantKeys()
 	for _, g := range m.Grants() {
 		gc := &GrantCoverage{Grant: g}
-		grants[g.Source()] = append(grants[g.Source()], gc)
+		grants[key(g.Source())] = append(grants[key(g.Source())], gc)
 		c.Grants = append(c.Grants, gc)
 	}
 	for _, res := range results {
@@ -81,7 +83,7 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 		if rc := rows[row]; rc != nil && !slices.Contains(rc.Outcomes, code) {
 			rc.Outcomes = append(rc.Outcomes, code)
 		}
-		for _, gc := range grants[grant] {
+		for _, gc := range grants[key(grant)] {
 			gc.Used = true
 		}
 	}
@@ -91,6 +93,26 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 		})
 	}
 	return c
+}
+
+// grantKeys returns a function that keys a grant's "file:line" by its
+// file's identity (compile.SamePath) and line: a case file may name a grant
+// file by another spelling than the model's (an absolute path, a link),
+// and its decisions name the grant in that spelling.
+func grantKeys() func(source string) string {
+	files := map[string]string{}
+	return func(source string) string {
+		i := strings.LastIndexByte(source, ':')
+		if i < 0 {
+			return source
+		}
+		file, ok := files[source[:i]]
+		if !ok {
+			file = compile.SamePath(source[:i])
+			files[source[:i]] = file
+		}
+		return file + source[i:]
+	}
 }
 
 // provenance reads which row a decision judged (its pack and key, when it

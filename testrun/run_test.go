@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"maps"
 	"math/big"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -310,5 +313,32 @@ func TestCoverageKeysPrintable(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `\n::error`) {
 		t.Errorf("the key is not listed, quoted:\n%s", out.String())
+	}
+}
+
+// TestCoverageGrantUnderAnotherSpelling: a case file may name a grant file
+// that discovery found by another spelling (here an absolute path); the
+// grant its decisions name is the same grant, and is used.
+func TestCoverageGrantUnderAnotherSpelling(t *testing.T) {
+	caseTree(t, map[string]string{
+		"p/manifest.json": `{"id": "p", "commands": {"a": {}}}`,
+		"p/policy.json":   `{"surface_id": "p", "verbs": {"a": {"operation": "read", "privacy": {"land": "personal"}}}}`,
+		"g.json":          `{"grants": [{"subject": "role:x", "pack_id": "p", "capabilities": ["verb.exec.read"]}]}`,
+	})
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := fmt.Sprintf("packs: [%q]\ngrants: [%q]\ncases: [{name: a, input: {principal: {id: u, roles: [x]}, pack_id: p, verb_key: a, owner: u}, want: {code: allowed}}]\n",
+		filepath.Join(dir, "p"), filepath.Join(dir, "g.json"))
+	if err := os.WriteFile("p.cases.yaml", []byte(cases), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report, err := Run(context.Background(), Options{Coverage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := report.Coverage.Grants; len(g) != 1 || !g[0].Used {
+		t.Errorf("grants %+v: want the one grant used", g)
 	}
 }
