@@ -47,10 +47,12 @@ var chain = []struct{ name, code string }{
 }
 
 // Explain describes each step of the chain for input, whose decision is
-// given. problems are the input's schema violations (for the input step).
+// given, with the reasons of the runtime's confirm rule when it put a gate
+// on the call (hcprego.Result.RuntimeConfirm: an allowed decision carries
+// none). problems are the input's schema violations (for the input step).
 // m may be nil (a bundle evaluated as built): the steps then say only what
 // the decision itself carries.
-func Explain(m *compile.Model, input any, decision hcprego.Decision, problems []string) []Step {
+func Explain(m *compile.Model, input any, decision hcprego.Decision, runtimeConfirm []any, problems []string) []Step {
 	code := decision.Code
 	c := readCall(input)
 	steps := make([]Step, len(chain))
@@ -64,7 +66,7 @@ func Explain(m *compile.Model, input any, decision hcprego.Decision, problems []
 			st.Status, stopped = Failed, true
 		}
 		if st.Status != NotReached {
-			st.Detail = describe(s.name, st.Status == Failed, m, c, decision, problems)
+			st.Detail = describe(s.name, st.Status == Failed, m, c, decision, runtimeConfirm, problems)
 		}
 		steps[i] = st
 	}
@@ -72,7 +74,7 @@ func Explain(m *compile.Model, input any, decision hcprego.Decision, problems []
 }
 
 // describe says what one step saw.
-func describe(step string, failed bool, m *compile.Model, c call, d hcprego.Decision, problems []string) []string {
+func describe(step string, failed bool, m *compile.Model, c call, d hcprego.Decision, runtimeConfirm []any, problems []string) []string {
 	switch step {
 	case "input":
 		if failed {
@@ -93,7 +95,7 @@ func describe(step string, failed bool, m *compile.Model, c call, d hcprego.Deci
 	case "runtime":
 		return describeRuntime(failed, d)
 	}
-	return describeGate(failed, c, d)
+	return describeGate(failed, c, d, runtimeConfirm)
 }
 
 func describeRow(failed bool, m *compile.Model, c call, d hcprego.Decision) []string {

@@ -7,16 +7,21 @@ import (
 )
 
 // describeGate says which gate the call met and what passed it, or why
-// nothing did: mode, confirm and apply, and each exact allow rule.
-func describeGate(failed bool, c call, d hcprego.Decision) []string {
+// nothing did: mode, confirm and apply, and each exact allow rule. A row
+// without a gate may have one from the runtime's confirm rule: its
+// reasons are the refused decision's, or, when the call passed the gate,
+// runtimeConfirm.
+func describeGate(failed bool, c call, d hcprego.Decision, runtimeConfirm []any) []string {
 	gate := d.Confirm
 	reasons := d.Reasons
+	if !failed {
+		reasons = runtimeConfirm
+	}
 	switch {
-	case gate == false && !failed:
+	case gate == false && len(reasons) == 0:
 		return []string{"no gate: the row has confirm false"}
 	case gate == false:
-		gate = true
-		return append([]string{fmt.Sprintf("a runtime rule puts a confirm gate on the call: %v", reasons)}, gateFacts(failed, gate, c)...)
+		return append([]string{fmt.Sprintf("a runtime rule puts a confirm gate on the call: %v", reasons)}, gateFacts(failed, true, c)...)
 	}
 	return append([]string{fmt.Sprintf("the row has confirm %v", gate)}, gateFacts(failed, gate, c)...)
 }

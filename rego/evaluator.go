@@ -22,6 +22,11 @@ const DecisionQuery = "data.hcp.authz.decision"
 // error reuses the decision's work; gpars is [] when no error is defined.
 const query = "decision := data.hcp.authz.decision; gpars := [e | e := data.hcp.authz.gpars_error]"
 
+// gateQuery asks too for the reasons of the runtime's confirm rule, which
+// an allowed decision does not carry though the call passed its gate
+// (WithRuntimeGate).
+const gateQuery = query + "; runtime_confirm := [r | r := data.hcp.authz._confirm_reasons]"
+
 // Evaluator decides calls against one bundle. Its query is prepared once;
 // Decide is safe for concurrent use.
 type Evaluator struct {
@@ -33,6 +38,9 @@ type Evaluator struct {
 type Result struct {
 	Decision   Decision
 	GPARSError map[string]any
+	// RuntimeConfirm holds the reasons of the runtime's confirm rule when
+	// it put a gate on the call (WithRuntimeGate only).
+	RuntimeConfirm []any
 }
 
 // Option is one more Rego module that an evaluator loads beside the
@@ -40,7 +48,12 @@ type Result struct {
 type Option struct {
 	name, source string
 	parsed       *ast.Module // when the module was parsed already
+	runtimeGate  bool        // WithRuntimeGate, which loads no module
 }
+
+// WithRuntimeGate makes Decide report the runtime's confirm reasons too
+// (Result.RuntimeConfirm), for explain: one more rule a decision.
+func WithRuntimeGate() Option { return Option{runtimeGate: true} }
 
 // WithModule loads one more Rego module, named name.
 func WithModule(name, source string) Option { return Option{name: name, source: source} }
@@ -54,8 +67,8 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 	// The store hands out AST values, so a decision's lookups into the
 	// grant tables convert nothing (OPA's --optimize-store-for-read-speed).
 	store := inmem.NewFromObjectWithOpts(b.Data, inmem.OptReturnASTValuesOnRead(true))
+	q := query
 	opts := []func(*oparego.Rego){
-		oparego.Query(query),
 		oparego.Store(store),
 		oparego.SetRegoVersion(ast.RegoV1),
 	}
@@ -65,6 +78,10 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 		inBundle[m.Path] = true
 	}
 	for _, o := range options {
+		if o.runtimeGate {
+			q = gateQuery
+			continue
+		}
 		if inBundle[o.name] {
 			// OPA would load it in place of the bundle's module.
 			return nil, &source.Error{File: o.name, Msg: "a module of the bundle has this name: a runtime's module cannot replace one"}
@@ -75,7 +92,7 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 		}
 		opts = append(opts, oparego.Module(o.name, o.source))
 	}
-	prepared, err := oparego.New(opts...).PrepareForEval(ctx)
+	prepared, err := oparego.New(append(opts, oparego.Query(q))...).PrepareForEval(ctx)
 	var compileErrs ast.Errors
 	if errors.As(err, &compileErrs) {
 		// A module that does not type-check (a runtime's rule, or a
@@ -102,6 +119,9 @@ func (e *Evaluator) Decide(ctx context.Context, input any) (*Result, error) {
 	r.Decision = DecisionOf(doc)
 	if errs, _ := rs[0].Bindings["gpars"].([]any); len(errs) == 1 {
 		r.GPARSError, _ = errs[0].(map[string]any)
+	}
+	if gate, _ := rs[0].Bindings["runtime_confirm"].([]any); len(gate) == 1 {
+		r.RuntimeConfirm, _ = gate[0].([]any)
 	}
 	if doc == nil {
 		return nil, fmt.Errorf("evaluate decision: not an object: %v", rs[0].Bindings["decision"])

@@ -38,7 +38,7 @@ func TestExplainAgreesWithDecision(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							steps := explain.Explain(m, in, res.Decision, nil)
+							steps := explain.Explain(m, in, res.Decision, res.RuntimeConfirm, nil)
 							for _, why := range disagreements(steps, res.Decision) {
 								t.Errorf("explain contradicts the decision %v on %s: %s", res.Decision.Doc["code"], jsonText(in), why)
 							}

@@ -130,3 +130,31 @@ func TestExplainPositionsInputProblems(t *testing.T) {
 		t.Errorf("pretty report does not position the input's problem:\n%s", out.String())
 	}
 }
+
+// TestExplainRuntimeGatePassed: a case whose call passed a gate that only
+// the runtime's confirm rule put there is explained with that gate and
+// what passed it; the allowed decision carries no reasons, and explain
+// said "no gate".
+func TestExplainRuntimeGatePassed(t *testing.T) {
+	files := maps.Clone(shop)
+	delete(files, "tests/shop_test.rego")
+	files["tests/shop.cases.yaml"] = `cases:
+  - name: browsing after hours, confirmed
+    input: { principal: { id: b, roles: [buyer] }, pack_id: shop, verb_key: browse, owner: b, confirm: true }
+    ext: { confirm: [after hours] }
+    want: { code: confirm_required }
+`
+	caseTree(t, files)
+	report, err := Run(context.Background(), Options{Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := report.Results[0].Steps
+	if len(steps) == 0 {
+		t.Fatal("no explanation")
+	}
+	gate := strings.Join(steps[len(steps)-1].Detail, "; ")
+	if !strings.Contains(gate, "a runtime rule puts a confirm gate on the call: [after hours]") || !strings.Contains(gate, "confirm: true passes it") {
+		t.Errorf("confirm step: %s", gate)
+	}
+}

@@ -23,6 +23,9 @@ type evaluators struct {
 	models  map[string]*compile.Model                // the model each bundle was built from
 	evals   map[string]map[string]*hcprego.Evaluator // by bundle, then by runtime layer
 	kept    string                                   // the set whose bundle and plain evaluator stay
+	// runtimeGate makes each evaluator report the runtime's confirm
+	// reasons, for --explain (hcprego.WithRuntimeGate).
+	runtimeGate bool
 }
 
 func newEvaluators() *evaluators {
@@ -105,6 +108,9 @@ func (e *evaluators) evaluator(ctx context.Context, packs, grants []string, ext 
 		return ev, nil
 	}
 	opts := slices.Clone(cf.Ext)
+	if e.runtimeGate {
+		opts = append(opts, hcprego.WithRuntimeGate())
+	}
 	if ext != nil {
 		opts = append(opts, hcprego.WithModule("hcp_ext_case.rego", module))
 	}

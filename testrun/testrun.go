@@ -51,6 +51,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	r.explain = o.Explain
+	r.evals.runtimeGate = o.Explain
 	results, err := r.runCases(ctx)
 	if err != nil {
 		return nil, err
@@ -232,7 +233,7 @@ func (r *run) runCaseFile(ctx context.Context, cf *CaseFile, packs, grants []str
 			}
 		}
 		if r.explain && res.Status == Fail && res.Decision != nil {
-			res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, *res.Decision, explain.InputProblems(c.File, c.input))
+			res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, *res.Decision, decided.RuntimeConfirm, explain.InputProblems(c.File, c.input))
 		}
 		results = append(results, res)
 	}

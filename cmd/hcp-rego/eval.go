@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
@@ -88,7 +89,11 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	if len(errs) > 0 {
 		return badInput(errs.Err())
 	}
-	ev, err := evaluator(ctx, b, o.bundle, ext)
+	opts := ext
+	if o.explain {
+		opts = append(slices.Clip(ext), hcprego.WithRuntimeGate())
+	}
+	ev, err := evaluator(ctx, b, o.bundle, opts, len(ext) > 0)
 	if err != nil {
 		return err
 	}
@@ -98,7 +103,7 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	}
 	var steps []explain.Step
 	if o.explain {
-		steps = explain.Explain(m, input.value, res.Decision, explain.InputProblems(input.file, input.root))
+		steps = explain.Explain(m, input.value, res.Decision, res.RuntimeConfirm, explain.InputProblems(input.file, input.root))
 	}
 	if err := printDecision(s.out, o.format, res.Decision, steps); err != nil {
 		return err
@@ -128,10 +133,10 @@ func (o evalOptions) check() error {
 // evaluator prepares the evaluator for b (read from bundlePath, or
 // compiled when it is "") with the runtime's rules ext; a module that does
 // not type-check is bad input, named inside the bundle.
-func evaluator(ctx context.Context, b *bundle.Bundle, bundlePath string, ext []hcprego.Option) (*hcprego.Evaluator, error) {
-	ev, err := hcprego.New(ctx, b, ext...)
+func evaluator(ctx context.Context, b *bundle.Bundle, bundlePath string, opts []hcprego.Option, withExt bool) (*hcprego.Evaluator, error) {
+	ev, err := hcprego.New(ctx, b, opts...)
 	if err != nil {
-		return nil, badInput(hcprego.InBundle(err, b, cmp.Or(bundlePath, "the compiled bundle"), len(ext) > 0))
+		return nil, badInput(hcprego.InBundle(err, b, cmp.Or(bundlePath, "the compiled bundle"), withExt))
 	}
 	return ev, nil
 }

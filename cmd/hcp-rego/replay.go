@@ -95,7 +95,7 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 	if len(errs) > 0 {
 		return badInput(errs.Err())
 	}
-	ev, err := evaluator(ctx, b, o.bundle, ext)
+	ev, err := evaluator(ctx, b, o.bundle, ext, len(ext) > 0)
 	if err != nil {
 		return err
 	}
