@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -66,6 +68,11 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 
 func runBuild(s streams, o buildOptions) error {
 	defer fewerCollections()()
+	if !utf8.ValidString(o.revision) {
+		// JSON would write it with U+FFFD in place of its bad bytes: the
+		// manifest, and every sidecar, would name another revision.
+		return badInput(fmt.Errorf("--revision %s: not valid UTF-8", strconv.Quote(o.revision)))
+	}
 	signing, err := signingOf(o.signing)
 	if err != nil {
 		return badInput(err)
