@@ -142,7 +142,7 @@ func SamePath(path string) string {
 func findPacks(root string) ([]string, error) {
 	var dirs []string
 	var errs source.Errors
-	err := walkLinks(root, func(path string, d fs.DirEntry, err error) error {
+	err := WalkLinks(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return skipUnreadable(root, path, d, err, &errs)
 		}
@@ -195,7 +195,7 @@ func Discover(roots []string) (*Found, error) {
 			f.Incomplete = true
 			continue
 		}
-		if err := walkLinks(root, f.visit(root)); err != nil {
+		if err := WalkLinks(root, f.visit(root)); err != nil {
 			errs.Merge(root, walkProblem(root, err))
 			f.Incomplete = true
 		}

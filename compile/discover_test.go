@@ -152,6 +152,7 @@ func TestDiscoverFollowsLinks(t *testing.T) {
 		"hidden/c.cases.yaml":          "cases: []",
 		"tree/after/z.cases.yaml":      "cases: []",
 		"tree/nested/deeper/.keep.txt": "",
+		"tree/_inner/d.cases.yaml":     "cases: []",
 	})
 	t.Chdir(dir)
 	for link, target := range map[string]string{
@@ -160,6 +161,7 @@ func TestDiscoverFollowsLinks(t *testing.T) {
 		"tree/_skipped":           "../hidden",
 		"tree/gone.cases.yaml":    "nothing",
 		"treelink":                "tree",
+		"tree/visible":            "_inner", // skipped by its name, walked by the link's
 	} {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
@@ -170,7 +172,7 @@ func TestDiscoverFollowsLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{root + "/a.cases.yaml", root + "/after/z.cases.yaml", root + "/gone.cases.yaml", root + "/linked/b.cases.yaml"}
+		want := []string{root + "/a.cases.yaml", root + "/after/z.cases.yaml", root + "/gone.cases.yaml", root + "/linked/b.cases.yaml", root + "/visible/d.cases.yaml"}
 		if !slices.Equal(found.CaseFiles, want) {
 			t.Errorf("%s: case files %q, want %q", root, found.CaseFiles, want)
 		}

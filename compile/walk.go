@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 )
 
-// walkLinks walks root as filepath.WalkDir does (fn sees each file and
+// WalkLinks walks root as filepath.WalkDir does (fn sees each file and
 // folder, in lexical order, and may skip a folder), and also follows
 // symbolic links to folders, the root's too: a folder that a link puts in
 // the tree holds packs and tests like any other, and discovery must not
 // pass over them. Each folder is walked once, whatever the links that
 // lead to it, so a link back up ends there. A link to nothing is passed
 // to fn as the link it is.
-func walkLinks(root string, fn fs.WalkDirFunc) error {
+func WalkLinks(root string, fn fs.WalkDirFunc) error {
 	info, err := os.Stat(root)
 	if err != nil {
 		return fn(root, nil, err)
@@ -27,7 +27,7 @@ func walkLinks(root string, fn fs.WalkDirFunc) error {
 	return err
 }
 
-// linkWalk is one walk of walkLinks: fn, and the folders met.
+// linkWalk is one walk of WalkLinks: fn, and the folders met.
 type linkWalk struct {
 	fn  fs.WalkDirFunc
 	met map[folderKey][]os.FileInfo
@@ -37,17 +37,23 @@ type linkWalk struct {
 // decides, by device and inode).
 type folderKey struct{ size, mtime int64 }
 
-// first records the folder info as met and reports whether it was not
-// met before.
-func (w *linkWalk) first(info os.FileInfo) bool {
-	k := folderKey{info.Size(), info.ModTime().UnixNano()}
-	for _, m := range w.met[k] {
+// walked reports whether the folder info was walked before.
+func (w *linkWalk) walked(info os.FileInfo) bool {
+	for _, m := range w.met[keyOf(info)] {
 		if os.SameFile(m, info) {
-			return false
+			return true
 		}
 	}
-	w.met[k] = append(w.met[k], info)
-	return true
+	return false
+}
+
+// record marks the folder info as walked.
+func (w *linkWalk) record(info os.FileInfo) {
+	w.met[keyOf(info)] = append(w.met[keyOf(info)], info)
+}
+
+func keyOf(info os.FileInfo) folderKey {
+	return folderKey{info.Size(), info.ModTime().UnixNano()}
 }
 
 // walk visits path, whose entry is d (a link's target's, for a link to a
@@ -56,12 +62,13 @@ func (w *linkWalk) walk(path string, d fs.DirEntry, info os.FileInfo) error {
 	if !d.IsDir() {
 		return w.fn(path, d, nil)
 	}
-	if !w.first(info) {
+	if w.walked(info) {
 		return nil
 	}
 	if err := w.fn(path, d, nil); err != nil {
-		return folderSkipped(err)
+		return folderSkipped(err) // not walked: a link to it with another name may be
 	}
+	w.record(info)
 	entries, err := os.ReadDir(path)
 	if err != nil {
 		return folderSkipped(w.fn(path, d, err))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/source"
 )
 
@@ -129,11 +130,12 @@ func (w *watcher) addPath(p string) error {
 }
 
 // addTree watches root and every folder below it that discovery enters
-// (not those whose name starts with "." or "_"). A folder that cannot be
-// watched is an error at the start (isRoot), and a message later.
+// (not those whose name starts with "." or "_"; those a link leads to
+// too). A folder that cannot be watched is an error at the start
+// (isRoot), and a message later.
 func (w *watcher) addTree(root string, isRoot bool) error {
 	var errs []error
-	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	walkErr := compile.WalkLinks(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil // discovery reports unreadable files at each run
 		}

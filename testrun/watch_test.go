@@ -149,3 +149,21 @@ func TestWatchRefusesAMissingPath(t *testing.T) {
 		t.Errorf("got %v, want an error naming the path", err)
 	}
 }
+
+// TestWatchFollowsLinks: a folder a link puts under the PATH is watched, as
+// discovery walks it: a case file written there is run. (Here the link's
+// target is a folder that discovery skips by its name, so only the link
+// leads to it.)
+func TestWatchFollowsLinks(t *testing.T) {
+	files := refused()
+	files["tests/shop.cases.yaml"] = browses
+	files["_target/keep.txt"] = ""
+	caseTree(t, files)
+	if err := os.Symlink("_target", "linked"); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatch(t, Options{})
+	at := w.waitFor(t, 0, "1 passed, 0 failed\n")
+	write(t, "_target/more.cases.yaml", strings.Replace(browses, "a buyer browses", "another", 1))
+	w.waitFor(t, at, "2 passed, 0 failed\n")
+}
