@@ -3,16 +3,20 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 type buildOptions struct {
@@ -97,7 +101,36 @@ func runBuild(s streams, o buildOptions) error {
 		return badInput(err)
 	}
 	fmt.Fprintf(s.out, "wrote %s: revision %s, %d packs, %d grants%s\n", o.output, revision, len(m.Packs()), len(m.Grants()), signedNote(signing))
+	noteReadLimit(s.err, b, bundles.DefaultLimits.Terms)
 	return nil
+}
+
+// noteReadLimit notes when the bundle's modules hold more terms than limit,
+// the terms that eval --bundle, pull and replay --bundle read by default
+// (SPEC §5 bounds what they read; OPA itself loads the bundle), and what
+// --max-bundle-bytes lets them read it. Counting costs some 30 ms for the
+// modules of a 3,000-pack set.
+func noteReadLimit(w io.Writer, b *bundle.Bundle, limit int64) {
+	var terms int64
+	for _, m := range b.Modules {
+		n, _ := source.RegoTerms(m.Raw, math.MaxInt64)
+		terms += n
+	}
+	if terms <= limit {
+		return
+	}
+	fmt.Fprintf(w, "note: the bundle's modules hold %d terms, more than the %d that eval --bundle, pull and replay --bundle read by default; give them --max-bundle-bytes %s or more (OPA loads it as it is)\n",
+		terms, limit, sizeText(sizeFor(terms)))
+}
+
+// sizeFor is the least --max-bundle-bytes in whole MiB that reads terms
+// terms: a 256th of it, and never fewer than the smallest size reads
+// (bundles.LimitsOf).
+func sizeFor(terms int64) int64 {
+	if terms <= bundles.LimitsOf(minBundleLimit).Terms {
+		return minBundleLimit
+	}
+	return (terms*256 + 1<<20 - 1) >> 20 << 20
 }
 
 // buildGCPercent is the collector's GOGC while a build runs. A build is

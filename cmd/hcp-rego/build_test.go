@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/compile"
 )
 
 // TestBuildRevisionNotUTF8: a --revision that is not UTF-8 is bad input,
@@ -17,5 +22,37 @@ func TestBuildRevisionNotUTF8(t *testing.T) {
 	}
 	if _, err := os.Stat("b.tar.gz"); err == nil {
 		t.Error("a bundle was written")
+	}
+}
+
+// TestBuildNotesTheReadLimit: a bundle whose modules hold more terms than
+// eval --bundle, pull and replay --bundle read by default gets a note that
+// says how much --max-bundle-bytes reads it, and that much does.
+func TestBuildNotesTheReadLimit(t *testing.T) {
+	m, err := compile.Checked([]string{"../../testdata/packs"}, []string{"../../testdata/grants/acme.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := compile.CompileToWrite(m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quiet, noted bytes.Buffer
+	noteReadLimit(&quiet, b, bundles.DefaultLimits.Terms)
+	if quiet.Len() != 0 {
+		t.Errorf("the example bundle within the default limit: %q", quiet.String())
+	}
+	noteReadLimit(&noted, b, 100)
+	if !regexp.MustCompile(`^note: the bundle's modules hold [0-9]+ terms, more than the 100 that eval --bundle, pull and replay --bundle read by default; give them --max-bundle-bytes 1MiB or more`).Match(noted.Bytes()) {
+		t.Errorf("note %q", noted.String())
+	}
+	for _, terms := range []int64{1, 65_536, 65_537, 1_048_576, 1_048_577, 3_000_001} {
+		size := sizeFor(terms)
+		if got := bundles.LimitsOf(size).Terms; got < terms {
+			t.Errorf("--max-bundle-bytes %s reads %d terms, fewer than %d", sizeText(size), got, terms)
+		}
+		if size > minBundleLimit && bundles.LimitsOf(size-1<<20).Terms >= terms {
+			t.Errorf("--max-bundle-bytes %s for %d terms: a MiB less reads them too", sizeText(size), terms)
+		}
 	}
 }
