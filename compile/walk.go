@@ -17,10 +17,11 @@ import (
 func WalkLinks(root string, fn fs.WalkDirFunc) error {
 	info, err := os.Stat(root)
 	if err != nil {
-		return fn(root, nil, err)
+		err = fn(root, nil, err)
+	} else {
+		w := &linkWalk{fn: fn, met: map[folderKey][]os.FileInfo{}}
+		err = w.walk(root, fs.FileInfoToDirEntry(info), info)
 	}
-	w := &linkWalk{fn: fn, met: map[folderKey][]os.FileInfo{}}
-	err = w.walk(root, fs.FileInfoToDirEntry(info), info)
 	if errors.Is(err, filepath.SkipDir) || errors.Is(err, filepath.SkipAll) {
 		return nil
 	}
