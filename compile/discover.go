@@ -293,6 +293,9 @@ func skipUnreadable(root, path string, d fs.DirEntry, err error, errs *source.Er
 	if d == nil || path == root {
 		return err
 	}
+	if skipDir(root, path, d) {
+		return nil // passed over by its name: what it holds is not read
+	}
 	errs.Merge(root, walkProblem(root, err))
 	if d.IsDir() {
 		return filepath.SkipDir

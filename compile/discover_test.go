@@ -142,26 +142,29 @@ func TestDiscoverIncomplete(t *testing.T) {
 // TestDiscoverFollowsLinks: a folder that a symbolic link puts in the tree
 // is walked (a case file in it used to be passed over, and the run passed
 // without it), the root may be a link, a link back up ends the walk there,
-// and a link named as a skipped folder is skipped as one.
+// a folder skipped by its name is walked through a link with another name,
+// and a link named as a skipped folder is skipped as one. A link out of the
+// PATH's tree is not followed but reported: a link to / would walk the
+// machine.
 func TestDiscoverFollowsLinks(t *testing.T) {
 	dir := t.TempDir()
 	treetest.Write(t, dir, map[string]string{
-		"tree/a.cases.yaml":            "cases: []",
-		"shared/b.cases.yaml":          "cases: []",
-		"shared/packs/p/policy.json":   "{}",
-		"hidden/c.cases.yaml":          "cases: []",
-		"tree/after/z.cases.yaml":      "cases: []",
-		"tree/nested/deeper/.keep.txt": "",
-		"tree/_inner/d.cases.yaml":     "cases: []",
+		"tree/a.cases.yaml":                "cases: []",
+		"tree/_shared/b.cases.yaml":        "cases: []",
+		"tree/_shared/packs/p/policy.json": "{}",
+		"hidden/c.cases.yaml":              "cases: []",
+		"tree/after/z.cases.yaml":          "cases: []",
+		"tree/nested/deeper/.keep.txt":     "",
+		"out/d.cases.yaml":                 "cases: []",
 	})
 	t.Chdir(dir)
 	for link, target := range map[string]string{
-		"tree/linked":             "../shared",
+		"tree/linked":             "_shared",
 		"tree/nested/deeper/loop": "../..",
 		"tree/_skipped":           "../hidden",
 		"tree/gone.cases.yaml":    "nothing",
 		"treelink":                "tree",
-		"tree/visible":            "_inner", // skipped by its name, walked by the link's
+		"out/escape":              "../hidden",
 	} {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
@@ -172,7 +175,7 @@ func TestDiscoverFollowsLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{root + "/a.cases.yaml", root + "/after/z.cases.yaml", root + "/gone.cases.yaml", root + "/linked/b.cases.yaml", root + "/visible/d.cases.yaml"}
+		want := []string{root + "/a.cases.yaml", root + "/after/z.cases.yaml", root + "/gone.cases.yaml", root + "/linked/b.cases.yaml"}
 		if !slices.Equal(found.CaseFiles, want) {
 			t.Errorf("%s: case files %q, want %q", root, found.CaseFiles, want)
 		}
@@ -183,5 +186,12 @@ func TestDiscoverFollowsLinks(t *testing.T) {
 	dirs, err := PackDirs([]string{"treelink"})
 	if err != nil || !slices.Equal(dirs, []string{"treelink/linked/packs/p"}) {
 		t.Errorf("PackDirs(treelink): %q, %v", dirs, err)
+	}
+	found, err := Discover([]string{"out"})
+	if err == nil || !strings.Contains(err.Error(), "out/escape: a link to a folder outside the PATH, which is not followed") || !found.Incomplete {
+		t.Errorf("a link out of the tree: %v, incomplete %v", err, found.Incomplete)
+	}
+	if !slices.Equal(found.CaseFiles, []string{"out/d.cases.yaml"}) {
+		t.Errorf("case files %q beside the link out", found.CaseFiles)
 	}
 }

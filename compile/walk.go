@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WalkLinks walks root as filepath.WalkDir does (fn sees each file and
@@ -13,14 +14,24 @@ import (
 // the tree holds packs and tests like any other, and discovery must not
 // pass over them. Each folder is walked once, whatever the links that
 // lead to it, so a link back up ends there. A link to nothing is passed
-// to fn as the link it is.
+// to fn as the link it is. A link to a folder outside root's own tree is
+// not followed, so that what a repository holds bounds the walk (a link
+// to / would walk the machine): fn gets it with errLinkOutside, which
+// discovery reports.
 func WalkLinks(root string, fn fs.WalkDirFunc) error {
 	info, err := os.Stat(root)
-	if err != nil {
+	if err == nil {
+		var real string
+		if real, err = filepath.EvalSymlinks(root); err == nil {
+			real, err = filepath.Abs(real)
+		}
+		if err == nil {
+			w := &linkWalk{fn: fn, root: real, met: map[folderKey][]os.FileInfo{}}
+			err = w.walk(root, fs.FileInfoToDirEntry(info), info)
+		}
+	}
+	if err != nil && info == nil {
 		err = fn(root, nil, err)
-	} else {
-		w := &linkWalk{fn: fn, met: map[folderKey][]os.FileInfo{}}
-		err = w.walk(root, fs.FileInfoToDirEntry(info), info)
 	}
 	if errors.Is(err, filepath.SkipDir) || errors.Is(err, filepath.SkipAll) {
 		return nil
@@ -28,10 +39,29 @@ func WalkLinks(root string, fn fs.WalkDirFunc) error {
 	return err
 }
 
-// linkWalk is one walk of WalkLinks: fn, and the folders met.
+// linkWalk is one walk of WalkLinks: fn, the real path of the root's
+// tree, and the folders met.
 type linkWalk struct {
-	fn  fs.WalkDirFunc
-	met map[folderKey][]os.FileInfo
+	fn   fs.WalkDirFunc
+	root string
+	met  map[folderKey][]os.FileInfo
+}
+
+// errLinkOutside is WalkLinks' error for a link to a folder outside the
+// tree it walks.
+var errLinkOutside = errors.New("a link to a folder outside the PATH, which is not followed: give its target as a PATH of its own")
+
+// inside reports whether the link at path leads to a folder in w's tree.
+func (w *linkWalk) inside(path string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	if err == nil {
+		real, err = filepath.Abs(real)
+	}
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(w.root, real)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // folderKey narrows the folders met that one could be (os.SameFile then
@@ -98,10 +128,14 @@ func folderSkipped(err error) error {
 // entry walks one entry of a folder, following a link to a folder.
 func (w *linkWalk) entry(path string, e fs.DirEntry) error {
 	if e.Type()&fs.ModeSymlink != 0 {
-		if target, err := os.Stat(path); err == nil && target.IsDir() {
-			return w.walk(path, fs.FileInfoToDirEntry(target), target)
+		target, err := os.Stat(path)
+		switch {
+		case err != nil || !target.IsDir():
+			return w.fn(path, e, nil)
+		case !w.inside(path):
+			return w.fn(path, e, &fs.PathError{Op: "follow", Path: path, Err: errLinkOutside})
 		}
-		return w.fn(path, e, nil)
+		return w.walk(path, fs.FileInfoToDirEntry(target), target)
 	}
 	if !e.IsDir() {
 		return w.fn(path, e, nil)
