@@ -207,8 +207,9 @@ func (c Client) status(ctx context.Context, base string) (*bundleStatus, error) 
 	}
 	// Only the bundle asked about is read: another bundle's entry, odd as
 	// it may be, is no concern of this one's row.
+	raw, listed := doc.Result.Bundles[c.Bundle]
 	var st *bundleStatus
-	if err := json.Unmarshal(doc.Result.Bundles[c.Bundle], &st); err != nil && doc.Result.Bundles[c.Bundle] != nil {
+	if listed && json.Unmarshal(raw, &st) != nil {
 		return nil, fmt.Errorf("GET /v1/status: the status of bundle %s is not what OPA writes", source.Printable(strconv.Quote(c.Bundle)))
 	}
 	return st, nil
