@@ -163,7 +163,7 @@ func TestBuildManifest(t *testing.T) {
 	if got := b.Manifest.Revision; !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(got) || got != again.Manifest.Revision || got == other.Manifest.Revision {
 		t.Errorf("revision %q: want 16 hex digits, as %q gives again, unlike %q with other grants", got, again.Manifest.Revision, other.Manifest.Revision)
 	}
-	if got := *b.Manifest.Roots; !slices.Equal(got, []string{"hcp/authz", "hcp/packs", "hcp/grants"}) {
+	if got := *b.Manifest.Roots; !slices.Equal(got, []string{"hcp/authz", "hcp/packs", "hcp_grants"}) {
 		t.Errorf("roots %q", got)
 	}
 	if b.Manifest.RegoVersion == nil || *b.Manifest.RegoVersion != 1 {

@@ -24,10 +24,10 @@ func dirTree() []string {
 	tree = append(tree, "hcp/authz/data.json")
 	slices.Sort(tree)
 	return append(tree,
-		"hcp/grants", "hcp/grants/data.json",
 		"hcp/packs", "hcp/packs/data.json", "hcp/packs/ledger", "hcp/packs/ledger/pack.rego",
 		"hcp/packs/mail", "hcp/packs/mail/pack.rego",
-		"hcp/packs/workspace", "hcp/packs/workspace/pack.rego")
+		"hcp/packs/workspace", "hcp/packs/workspace/pack.rego",
+		"hcp_grants", "hcp_grants/data.json")
 }
 
 func assemble(t *testing.T, revision string) *bundle.Bundle {
@@ -47,10 +47,10 @@ func TestWriteDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertTree(t, out, dirTree())
-	data, _ := os.ReadFile(filepath.Join(out, "hcp/grants/data.json"))
-	want, _ := json.Marshal(b.Data["hcp"].(map[string]any)["grants"])
-	if string(data) != string(want)+"\n" {
-		t.Errorf("hcp/grants/data.json\n%s\nwant\n%s", data, want)
+	data, _ := os.ReadFile(filepath.Join(out, "hcp_grants/data.json"))
+	want, _ := json.Marshal(b.Data["hcp_grants"])
+	if string(data) != string(want)+"\n" || len(want) < 100 {
+		t.Errorf("hcp_grants/data.json\n%s\nwant\n%s", data, want)
 	}
 	for _, mod := range b.Modules {
 		if src, _ := os.ReadFile(filepath.Join(out, mod.Path)); string(src) != string(mod.Raw) {

@@ -87,7 +87,7 @@ func TestReadVerifies(t *testing.T) {
 		{"one module byte changed", Tamper(t, signed, flipByte("/hcp/authz/authz.rego")), &bundles.Verification{KeyFile: keys + "rsa.pub"}, "bundle refused: hcp/authz/authz.rego: digest mismatch"},
 		{"one pack module byte changed", Tamper(t, signed, flipByte("/hcp/packs/ledger/pack.rego")), &bundles.Verification{KeyFile: keys + "rsa.pub"}, "bundle refused: hcp/packs/ledger/pack.rego: digest mismatch"},
 		{"data changed", Tamper(t, signed, replace("/data.json", `"member"`, `"guest"`)), &bundles.Verification{KeyFile: keys + "rsa.pub"}, "bundle refused: data.json: digest mismatch"},
-		{"manifest changed", Tamper(t, signed, replace("/.manifest", `"hcp/grants"`, `"hcp"`)), &bundles.Verification{KeyFile: keys + "rsa.pub"}, "bundle refused: .manifest: digest mismatch"},
+		{"manifest changed", Tamper(t, signed, replace("/.manifest", `"hcp_grants"`, `"hcp"`)), &bundles.Verification{KeyFile: keys + "rsa.pub"}, "bundle refused: .manifest: digest mismatch"},
 		{"file added", Tamper(t, signed, func(es []entry) []entry {
 			return append(es, entry{&tar.Header{Name: "/hcp/authz/zz.rego", Mode: 0o600, Typeflag: tar.TypeReg}, []byte("package hcp.authz\n\nallow := true\n")})
 		}), &bundles.Verification{KeyFile: keys + "rsa.pub"}, "bundle refused: file hcp/authz/zz.rego not included in bundle signature"},

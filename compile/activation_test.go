@@ -14,43 +14,62 @@ import (
 	"github.com/hcp-rego/hcp-rego/bench/largeset"
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/bundletest"
 )
 
-// TestReplacingActivationReadsNoGrantTables activates a revision in OPA's
-// own store with OPA's own activation, then a second revision in its
-// place. Once the new data is written, OPA checks each rule's path against
-// it, reading up from the path to the first value it finds; were data.hcp
-// that value, every read would copy the grant tables while the replacing
-// transaction is open (once a rule: minutes for the large set). So the
-// reads of data.hcp must not grow with the packs. (The bundle plugin's
-// compiler makes the same check earlier, while the old revision's roots
-// are erased and data.hcp is the first value whatever the bundle holds;
-// docs/bundles.md says what that costs.)
-func TestReplacingActivationReadsNoGrantTables(t *testing.T) {
-	few, many := hcpReads(t, 4, false), hcpReads(t, 40, false)
-	if many > few {
-		t.Errorf("replacing a revision read data.hcp %d times with 40 packs and %d with 4: once a rule, each read copying the grant tables", many, few)
+// TestReplacingActivationCopiesNoGrantTables replaces a revision with
+// OPA's own activation and the bundle plugin's compiler, which checks each
+// rule's path against the data while the old revision's roots are erased,
+// reading up from the path to the first value it finds. Inside the
+// replacing write transaction each read copies what it returns, so a read
+// of a path at or above the grant tables copies them: that must not
+// happen once a rule, or a rollout costs rules × tables. The same check
+// on the layout of the bundles built before the tables left hcp (data
+// hcp.grants) must fail, or it proves nothing.
+func TestReplacingActivationCopiesNoGrantTables(t *testing.T) {
+	layouts := []struct {
+		name   string
+		tables string // where the layout keeps the grant tables
+		bundle func(*bundle.Bundle) *bundle.Bundle
+		grows  bool // whether the copies grow with the rules
+	}{
+		{"tables at hcp_grants", "/hcp_grants", func(b *bundle.Bundle) *bundle.Bundle { return b }, false},
+		{"tables at hcp.grants, as before", "/hcp/grants", bundletest.LegacyLayout, true},
 	}
-	t.Logf("data.hcp read %d times with 4 packs, %d with 40", few, many)
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			path := storage.MustParsePath(l.tables)
+			few, many := tableReads(t, 4, path, l.bundle), tableReads(t, 40, path, l.bundle)
+			t.Logf("the grant tables copied %d times with 4 packs, %d with 40", few, many)
+			if grows := many > few; grows != l.grows {
+				t.Errorf("replacing a revision copied the grant tables %d times with 4 packs and %d with 40; want them to grow with the rules: %v", few, many, l.grows)
+			}
+			if !l.grows && many > 1 {
+				t.Errorf("replacing a revision copied the grant tables %d times, want at most once", many)
+			}
+		})
+	}
 }
 
 // TestReplacingActivationChecksOneRuleAPack replaces a revision as OPA's
-// bundle plugin does, with a compiler that checks rule paths against the
-// data while the old revision's roots are erased: there every check copies
-// data.hcp, whatever the bundle holds, so a pack's module must add one
-// rule path, not one a member.
+// bundle plugin does: there every rule path checked reads data.hcp, which
+// a runtime's data under hcp/ext makes large (docs/bundles.md), so a
+// pack's module must add one rule path, not one a member.
 func TestReplacingActivationChecksOneRuleAPack(t *testing.T) {
-	few, many := hcpReads(t, 4, true), hcpReads(t, 40, true)
+	hcp := storage.MustParsePath("/hcp")
+	same := func(b *bundle.Bundle) *bundle.Bundle { return b }
+	few, many := tableReads(t, 4, hcp, same), tableReads(t, 40, hcp, same)
 	if many-few > 40-4 {
 		t.Errorf("replacing a revision read data.hcp %d times with 40 packs and %d with 4: more than once a pack", many, few)
 	}
 	t.Logf("data.hcp read %d times with 4 packs, %d with 40", few, many)
 }
 
-// hcpReads is how often replacing a revision of a generated set of packs
-// reads data.hcp whole; with plugin, the compiler checks rule paths
-// against the data as the bundle plugin's does.
-func hcpReads(t *testing.T, packs int, plugin bool) int {
+// tableReads replaces a revision of a generated set of packs, laid out by
+// layout, with OPA's activation and a compiler that checks rule paths
+// against the data as the bundle plugin's does, and returns how often the
+// replacement read a path at or above target.
+func tableReads(t *testing.T, packs int, target storage.Path, layout func(*bundle.Bundle) *bundle.Bundle) int {
 	t.Helper()
 	set, err := largeset.Write(t.TempDir(), largeset.Spec{Packs: packs, Verbs: 10, Triggers: 2, Grants: 200, GrantFiles: 1, Seed: 4})
 	if err != nil {
@@ -61,13 +80,13 @@ func hcpReads(t *testing.T, packs int, plugin bool) int {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	store := &readCounter{Store: inmem.New(), path: storage.MustParsePath("/hcp")}
+	store := &readCounter{Store: inmem.New(), target: target}
 	for i, revision := range []string{"r1", "r2"} {
 		b, err := compile.Compile(m, revision)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tarball, err := bundles.Build(b, nil)
+		tarball, err := bundles.Build(layout(b), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,10 +96,7 @@ func hcpReads(t *testing.T, packs int, plugin bool) int {
 		}
 		store.counting = i == 1
 		txn := storage.NewTransactionOrDie(ctx, store, storage.WriteParams)
-		compiler := ast.NewCompiler()
-		if plugin {
-			compiler = compiler.WithPathConflictsCheck(storage.NonEmpty(ctx, store, txn)).WithPathConflictsCheckRoots(*read.Manifest.Roots)
-		}
+		compiler := ast.NewCompiler().WithPathConflictsCheck(storage.NonEmpty(ctx, store, txn)).WithPathConflictsCheckRoots(*read.Manifest.Roots)
 		if err := bundle.Activate(&bundle.ActivateOpts{Ctx: ctx, Store: store, Txn: txn, Compiler: compiler,
 			Metrics: metrics.New(), Bundles: map[string]*bundle.Bundle{"hcp": &read}}); err != nil {
 			t.Fatalf("activate %s: %v", revision, err)
@@ -92,16 +108,17 @@ func hcpReads(t *testing.T, packs int, plugin bool) int {
 	return store.reads
 }
 
-// readCounter counts the reads of one path while counting is set.
+// readCounter counts, while counting is set, the reads of target or of
+// a path above it: each returns target's value within its own.
 type readCounter struct {
 	storage.Store
-	path     storage.Path
+	target   storage.Path
 	counting bool
 	reads    int
 }
 
 func (r *readCounter) Read(ctx context.Context, txn storage.Transaction, path storage.Path) (any, error) {
-	if r.counting && path.Equal(r.path) {
+	if r.counting && r.target.HasPrefix(path) {
 		r.reads++
 	}
 	return r.Store.Read(ctx, txn, path)

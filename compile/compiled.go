@@ -17,13 +17,22 @@ import (
 )
 
 // Roots are a bundle's roots: never "hcp" whole, since hcp/ext belongs to
-// the runtime's own bundle (SPEC §4.1).
-var Roots = []string{"hcp/authz", "hcp/packs", "hcp/grants"}
+// the runtime's own bundle, and the grant tables at a root of their own
+// beside hcp, not under it (GrantsRoot).
+var Roots = []string{"hcp/authz", "hcp/packs", GrantsRoot}
+
+// GrantsRoot is the top-level data root of the grant tables. Nothing of
+// ours that grows with the deployment sits under hcp: when OPA replaces a
+// revision it checks each rule's path against the data, reading up from
+// the path, and with the old roots erased that read is data.hcp, which a
+// write transaction copies once a rule. Under hcp, the tables made a
+// replacement cost rules × tables (docs/bundles.md).
+const GrantsRoot = "hcp_grants"
 
 // Compile returns everything the checked model compiles to (only
 // Sources.Check makes one), as the OPA bundle that holds it (SPEC §4.3):
 // the decision library and one generated module a pack, sorted by path;
-// the grant tables as data at hcp.grants; and a manifest with the
+// the grant tables as data at hcp_grants; and a manifest with the
 // revision, the roots and, in metadata.hcp, each pack and the sha256 of
 // each source file. An empty revision means a digest of the content, so
 // the same inputs give the same revision. The modules are left unparsed:
@@ -48,19 +57,22 @@ func CompileToWrite(m *Model, revision string) (*bundle.Bundle, map[string]any, 
 	return b, bundleData(json.RawMessage(tablesJSON)), nil
 }
 
-// bundleData is the bundle's data: the grant tables at hcp.grants, and an
+// bundleData is the bundle's data: the grant tables at hcp_grants, and an
 // empty object at each of the two roots that hold only modules. OPA checks
 // each rule's path against the data when it activates a bundle
 // (ast.CheckPathConflicts), reading up from the path to the first value it
-// finds; when a sidecar replaces a revision, that read of data.hcp copies
-// all of it, grant tables and all, once for each rule: minutes for the
-// large set. With hcp.authz and hcp.packs present, the read stops there.
+// finds, and a write transaction copies what it reads. With hcp.authz and
+// hcp.packs present, the read after the new data is written stops there;
+// the read made while the old roots are erased is data.hcp, which holds
+// nothing of ours that grows with the deployment (GrantsRoot).
 func bundleData(tables any) map[string]any {
-	return map[string]any{"hcp": map[string]any{
-		"authz":  map[string]any{},
-		"packs":  map[string]any{},
-		"grants": tables,
-	}}
+	return map[string]any{
+		"hcp": map[string]any{
+			"authz": map[string]any{},
+			"packs": map[string]any{},
+		},
+		GrantsRoot: tables,
+	}
 }
 
 // assemble builds the bundle of m and, when asked or when the default

@@ -2,7 +2,7 @@ package compile
 
 import "slices"
 
-// grantTables builds data.hcp.grants, the lookup tables the decision
+// grantTables builds data.hcp_grants, the lookup tables the decision
 // library reads (rego/library/grants.rego), so that a decision costs the same for
 // 1 grant or 100,000:
 //

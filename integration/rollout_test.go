@@ -75,14 +75,17 @@ func ask(client *http.Client, url string, body []byte) answer {
 
 // TestRolloutUnderLoad rolls r2 out to a sidecar that answers four
 // concurrent clients the whole time, with an input whose answer r2
-// changes: no request fails, every answer is r1's or r2's, and once
-// status says the sidecar runs r2, only r2's. The sidecar logs its
-// decisions to the console: a logged decision names the bundle revision
-// and the policy row and grant that decided it.
+// changes, beside a runtime bundle (root hcp/ext) that it polls from a
+// bundle server: no request fails, every answer is r1's or r2's, and once
+// status says the sidecar runs r2, only r2's; the runtime's rules still
+// apply. The sidecar logs its decisions to the console: a logged decision
+// names the bundle revision and the policy row and grant that decided it.
 func TestRolloutUnderLoad(t *testing.T) {
 	t.Parallel()
 	reg, docker, ref, r1, r2 := twoRevisions(t)
-	config := maps.Clone(ociSidecarConfig(t, reg.addr, ref))
+	hub := newBundleServer(t)
+	hub.set("/bundles/ext.tar.gz", extTarball(t))
+	config := withExtBundle(ociSidecarConfig(t, reg.addr, ref), hub.URL)
 	config["decision_logs"] = map[string]any{"console": true}
 	config["status"] = map[string]any{"console": true}
 	data, _ := json.Marshal(config)
@@ -91,6 +94,7 @@ func TestRolloutUnderLoad(t *testing.T) {
 
 	hcpRego(t, docker, "push", r1, ref, "--plain-http").must(t, "push r1")
 	converge(t, sidecars, "r1")
+	s.waitFor(t, "the runtime bundle", pollTimeout, func() bool { return s.revision(t, "ext") != "" })
 	client := &http.Client{Timeout: 5 * time.Second}
 	body, _ := json.Marshal(map[string]any{"input": json.RawMessage(carol)})
 	before := ask(client, s.url+"/v1/data/hcp/authz/decision", body)
@@ -151,6 +155,30 @@ func TestRolloutUnderLoad(t *testing.T) {
 	if source["row"] != "../testdata/packs/mail/policy.json:6" || source["grant"] != "../testdata/grants/defaults.json:4" {
 		t.Errorf("the logged decision's source is %v, want the mail row and the default grant", source)
 	}
+	if code := s.code(t, frozenCall); code != "runtime_denied" {
+		t.Errorf("on r2 beside the runtime bundle: %s, want runtime_denied", code)
+	}
+}
+
+// frozenCall is a call the example grants allow and the runtime bundle
+// testdata/ext denies.
+const frozenCall = `{"principal": {"id": "bob", "roles": ["member"]}, "pack_id": "mail", "verb_key": "mail.list", "owner": "bob", "runtime": {"deny": ["frozen"]}}`
+
+// withExtBundle adds to an OPA configuration the runtime bundle "ext"
+// (root hcp/ext), polled every second from the bundle server at url.
+func withExtBundle(config map[string]any, url string) map[string]any {
+	config = maps.Clone(config)
+	services := maps.Clone(config["services"].(map[string]any))
+	services["hub"] = map[string]any{"url": url}
+	config["services"] = services
+	bundles := maps.Clone(config["bundles"].(map[string]any))
+	bundles["ext"] = map[string]any{
+		"service":  "hub",
+		"resource": "bundles/ext.tar.gz",
+		"polling":  map[string]any{"min_delay_seconds": 1, "max_delay_seconds": 1},
+	}
+	config["bundles"] = bundles
+	return config
 }
 
 // loggedDecision is the last decision of hcp/authz/decision that OPA's

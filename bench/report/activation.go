@@ -37,11 +37,11 @@ func activation(t *tools, sets map[string]*set) (table, error) {
 // dataOnlyBundle builds, with opa build, a bundle of the set's grant
 // tables and nothing else.
 func (t *tools) dataOnlyBundle(s *set) (string, error) {
-	dir := filepath.Join(t.work, "data-only", "hcp", "grants")
+	dir := filepath.Join(t.work, "data-only", "hcp_grants")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(filepath.Join(s.dir, "hcp", "grants", "data.json"))
+	data, err := os.ReadFile(filepath.Join(s.dir, "hcp_grants", "data.json"))
 	if err != nil {
 		return "", err
 	}

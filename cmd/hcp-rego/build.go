@@ -34,8 +34,8 @@ func newBuildCommand(s streams) *cobra.Command {
 		Short: "Build the OPA bundle (.tar.gz) for sidecars, optionally signed",
 		Long: `Build lints and compiles the packs and grant files into a standard OPA
 bundle: the hcp.authz decision library, one hcp.packs.<id> module a pack,
-the grant tables as data.hcp.grants, and a .manifest with the revision,
-the roots hcp/authz, hcp/packs and hcp/grants (hcp/ext is left to the
+the grant tables as data.hcp_grants, and a .manifest with the revision,
+the roots hcp/authz, hcp/packs and hcp_grants (hcp/ext is left to the
 runtime), rego_version 1 and metadata.hcp (each pack, and the sha256 of
 each source file). The revision defaults to a digest of that content.
 

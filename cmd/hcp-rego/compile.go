@@ -24,7 +24,7 @@ func newCompileCommand(s streams) *cobra.Command {
 		Long: `Compile lints and compiles the packs and grant files and writes the files
 of the bundle that build would write, as a bundle directory: each module at
 its bundle path (hcp/authz/*.rego, hcp/packs/<id>/pack.rego), the grant
-tables as hcp/grants/data.json (hcp/authz and hcp/packs hold an empty
+tables as hcp_grants/data.json (hcp/authz and hcp/packs hold an empty
 data.json; see docs/bundles.md), and .manifest. OPA reads the folder as the
 same bundle: opa run --bundle DIR, opa build --bundle DIR, opa check
 --strict --bundle DIR.

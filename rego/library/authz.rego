@@ -2,7 +2,7 @@
 # title: HCP authorization decision library
 # description: |
 #   The chain of SPEC §3.2 over the generated rows (data.hcp.packs), the
-#   grant lookup tables (data.hcp.grants) and the runtime layer
+#   grant lookup tables (data.hcp_grants) and the runtime layer
 #   (data.hcp.ext). Entry points: decision, allow, gpars_error.
 package hcp.authz
 

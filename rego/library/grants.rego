@@ -1,5 +1,5 @@
 # Required capability (SPEC §2.3, §3.3)
-# data.hcp.grants holds lookup tables built at compile time (see
+# data.hcp_grants holds lookup tables built at compile time (see
 # compile/tables.go): principal[id][pack] and role[name][pack] (and
 # default[pack]) are scope tables giving the position of the first grant of
 # a kind: under "c" by capability for pack-wide grants, under "v" or "s" by
@@ -24,7 +24,7 @@ _grant := min(positions) if {
 } else := min(positions) if {
 	not _named
 	positions := {i |
-		t := data.hcp.grants.default[input.pack_id]
+		t := data.hcp_grants.default[input.pack_id]
 		s := object.get(t, ["t", _tenant], t)
 		some [kind, name] in _slots
 		i := s[kind][name]
@@ -39,13 +39,13 @@ _tenant := object.get(input.principal, "tenant", "")
 _slots := [[_call.code, _call.key], ["c", _row.capability]]
 
 _named_positions := {i |
-	t := data.hcp.grants.principal[input.principal.id][input.pack_id]
+	t := data.hcp_grants.principal[input.principal.id][input.pack_id]
 	s := object.get(t, ["t", _tenant], t)
 	some [kind, name] in _slots
 	i := s[kind][name]
 } | {i |
 	some role in input.principal.roles
-	t := data.hcp.grants.role[role][input.pack_id]
+	t := data.hcp_grants.role[role][input.pack_id]
 	s := object.get(t, ["t", _tenant], t)
 	some [kind, name] in _slots
 	i := s[kind][name]
@@ -53,18 +53,18 @@ _named_positions := {i |
 
 # _named holds when some principal: or role: grant applies to the principal,
 # in any pack; default grants then do not count.
-_named if data.hcp.grants.applies.principal[input.principal.id][""]
+_named if data.hcp_grants.applies.principal[input.principal.id][""]
 
-_named if data.hcp.grants.applies.principal[input.principal.id][input.principal.tenant]
+_named if data.hcp_grants.applies.principal[input.principal.id][input.principal.tenant]
 
 _named if {
 	some role in input.principal.roles
-	data.hcp.grants.applies.role[role][""]
+	data.hcp_grants.applies.role[role][""]
 }
 
 _named if {
 	some role in input.principal.roles
-	data.hcp.grants.applies.role[role][input.principal.tenant]
+	data.hcp_grants.applies.role[role][input.principal.tenant]
 }
 
 # _grant_source is the first grant's "file:line", from its position.
@@ -72,4 +72,4 @@ _grant_source := _position_text(_grant)
 
 # _position_text decodes a grant's position, its file (in the order given)
 # and line in one number, file << 32 | line (compile.Grant.Position).
-_position_text(p) := sprintf("%s:%d", [data.hcp.grants.files[bits.rsh(p, 32)], bits.and(p, 4294967295)])
+_position_text(p) := sprintf("%s:%d", [data.hcp_grants.files[bits.rsh(p, 32)], bits.and(p, 4294967295)])
