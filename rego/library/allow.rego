@@ -1,4 +1,4 @@
-# Exact allow rules (SPEC §3.4)
+# Exact allow rules (docs/decisions.md, "The chain": the confirm gate)
 # A rule is an object whose only members are pack_id and verb_key
 # (strings), args (an object) and limits (an object of {min, max}
 # objects). It matches a command call when pack_id and verb_key are equal,

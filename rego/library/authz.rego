@@ -1,21 +1,27 @@
 # METADATA
 # title: HCP authorization decision library
 # description: |
-#   The chain of SPEC §3.2 over the generated rows (data.hcp.packs), the
-#   grant lookup tables (data.hcp_grants) and the runtime layer
-#   (data.hcp.ext). Entry points: decision, allow, gpars_error.
+#   The decision chain (docs/decisions.md) over the generated rows
+#   (data.hcp.packs), the grant lookup tables (data.hcp_grants) and the
+#   runtime layer (data.hcp.ext). Entry points: decision, allow,
+#   gpars_error; every other rule starts with _.
 package hcp.authz
 
-# decision is the decision document of SPEC §3.6, defined for every input:
-# the common calls' in one pass (_common, common.rego), every other call's
-# through the chain.
+# METADATA
+# title: decision
+# description: |
+#   The decision document (docs/decisions.md, "The decision document"),
+#   defined for every input, garbage included: the common calls' in one
+#   pass (_common, common.rego), every other call's through the chain.
+# entrypoint: true
 decision := _common if {
 	_common
 } else := _chain
 
-# _chain is the chain of SPEC §3.2: each step an else branch, in order; the
-# first that fails decides. It decides every input alone too, so that a
-# test can hold it to the reference on the calls _common takes.
+# _chain is the chain (docs/decisions.md, "The chain"): each step an else
+# branch, in order; the first that fails decides. It decides every input
+# alone too, so that a test can hold it to the reference on the calls
+# _common takes.
 _chain := _doc("invalid_input", {"reasons": []}) if {
 	not _well_formed
 } else := _doc("unknown_command", _ids) if {
@@ -32,11 +38,20 @@ _chain := _doc("invalid_input", {"reasons": []}) if {
 	not _gate_passed
 } else := _doc("allowed", _granted_fields)
 
-# allow is true only when decision allows.
+# METADATA
+# title: allow
+# description: true only when decision allows; false for every other input.
+# entrypoint: true
 allow := decision.allow
 
-# gpars_error is the GPARS JSON-RPC error object (seed 001) for a refused
-# call. It names the call and nothing of the policy.
+# METADATA
+# title: gpars_error
+# description: |
+#   The GPARS JSON-RPC error object an MCP enforcement point returns for a
+#   call refused for authorization or availability (docs/decisions.md);
+#   undefined otherwise. It names the call and nothing of the policy.
+# scope: document
+# entrypoint: true
 gpars_error := {
 	"code": -32002,
 	"message": sprintf("MCP server '%s' is not reachable.", [input.pack_id]),
@@ -58,7 +73,7 @@ _gpars_subject := "The request" if decision.code == "invalid_input"
 else := _call.key
 
 # _doc is the decision document for a code, over the fields the chain knows
-# at that step (SPEC §3.6): allow, the code and, when refused, the error.
+# at that step: allow, the code and, when refused, the error.
 _doc("allowed", fields) := object.union(fields, {"allow": true, "code": "allowed"})
 
 _doc(code, fields) := object.union(fields, {"allow": false, "code": code, "error": _errors[code]}) if code != "allowed"

@@ -1,4 +1,5 @@
-# Runtime layer (SPEC §4.2) and confirm gate (SPEC §3.4)
+# Runtime layer (docs/bundles.md, "Beside a runtime bundle") and confirm gate
+# (docs/decisions.md)
 package hcp.authz
 
 # A runtime rule fires unless it is undefined, false, null or an empty
@@ -59,6 +60,6 @@ _gate_fields := {"reasons": _gate_reasons, "preview": _preview, "hint": _hint}
 
 # The reasons of a confirm_required are the runtime's when its rule, not
 # the row, put the gate there.
-_gate_reasons := _confirm_reasons if _row.gate == "false"
+default _gate_reasons := []
 
-else := []
+_gate_reasons := _confirm_reasons if _row.gate == "false"

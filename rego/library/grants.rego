@@ -1,6 +1,6 @@
-# Required capability (SPEC §2.3, §3.3)
-# data.hcp_grants holds lookup tables built at compile time (see
-# compile/tables.go): principal[id][pack] and role[name][pack] (and
+# Required capability (docs/decisions.md; grant files: docs/files.md)
+# data.hcp_grants holds lookup tables built at compile time (docs/rego.md
+# shows their layout): principal[id][pack] and role[name][pack] (and
 # default[pack]) are scope tables giving the position of the first grant of
 # a kind: under "c" by capability for pack-wide grants, under "v" or "s" by
 # key for grants on one command or trigger that give its capability. Under
@@ -71,5 +71,5 @@ _named if {
 _grant_source := _position_text(_grant)
 
 # _position_text decodes a grant's position, its file (in the order given)
-# and line in one number, file << 32 | line (compile.Grant.Position).
+# and line in one number, file << 32 | line.
 _position_text(p) := sprintf("%s:%d", [data.hcp_grants.files[bits.rsh(p, 32)], bits.and(p, 4294967295)])

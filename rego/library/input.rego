@@ -1,4 +1,4 @@
-# Input well-formedness (SPEC §3.1), in one rule body without helper rules
+# Input well-formedness (docs/files.md, the decision input), in one rule body without helper rules
 # or functions, which cost more than the checks themselves: for each
 # object, one comprehension lists the known members whose type is wrong,
 # and element checks run only over arrays that are present (a

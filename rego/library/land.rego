@@ -1,4 +1,4 @@
-# Land checks (SPEC §3.5)
+# Land checks (docs/decisions.md)
 # Each land needs its own fact; a missing fact denies.
 package hcp.authz
 

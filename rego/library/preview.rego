@@ -1,4 +1,4 @@
-# Preview of a confirm-gated call (SPEC §3.4): one renderer, with a
+# Preview of a confirm-gated call (docs/decisions.md): one renderer, with a
 # shortcut for the format the compiler wrote. Rendering token by token is
 # written as a few comprehensions, without helper functions, which cost
 # more than the work.
@@ -20,7 +20,7 @@ _preview := {"command": _call.key, "args": _args, "cli": _cli} if {
 	_cli
 } else := {"command": _call.key, "args": _args}
 
-# _cli renders the row's cli template (SPEC §3.4). A gated command's row
+# _cli renders the row's cli template. A gated command's row
 # holds the sprintf format of its template, so when every argument it
 # names is present one sprintf renders it; anything else is rendered token
 # by token (_rendered).
@@ -61,7 +61,9 @@ _rendered := concat(" ", array.concat(
 	_confirm_flag,
 ))
 
+default _confirm_flag := ["--confirm"]
+
 _confirm_flag := [] if {
 	some t in _tokens
 	t in {"--confirm", "--apply"}
-} else := ["--confirm"]
+}

@@ -1,13 +1,14 @@
-# The generated row of the call (see compile/generate.go), decoded once.
+# The generated row of the call, decoded once (docs/rego.md shows a pack's
+# module).
 package hcp.authz
 
 # _row_text is the row's text: "operation land confirm capability line",
 # then " | " and the cli template for commands that have one, then, for a
 # gated command, a line with the template's sprintf format and a line for
-# each argument name (compile.EncodeRow). A pack's module holds one rule,
-# pack, whose value is written out in full: evaluation reads it as it is,
-# never builds the package as a document, and OPA checks one rule path a
-# pack when a sidecar replaces a revision (docs/bundles.md).
+# each argument name. A pack's module holds one rule, pack, whose value
+# is written out in full: evaluation reads it as it is, never builds the
+# package as a document, and OPA checks one rule path a pack when a
+# sidecar replaces a revision (docs/bundles.md).
 _row_text := data.hcp.packs[input.pack_id].pack.verbs[input.verb_key] if {
 	_ = input.verb_key
 } else := data.hcp.packs[input.pack_id].pack.stimuli[input.stimulus]
