@@ -39,10 +39,11 @@ harness: $(HARNESS)/node_modules/.package-lock.json ## install the pinned harnes
 $(HARNESS)/node_modules/.package-lock.json: $(HARNESS)/package.json $(HARNESS)/package-lock.json
 	cd $(HARNESS) && $(NPM) ci --ignore-scripts --no-audit --no-fund
 
-lint: ## gofmt and go vet
+lint: ## gofmt, go vet and staticcheck (pinned by a tool line in go.mod)
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 fuzz: ## run each fuzz target for FUZZTIME
 	./scripts/fuzz.sh $(FUZZTIME)

@@ -82,7 +82,7 @@ func commandEntry(key, confirm string, connect bool) string {
 	case confirm == `"always"`:
 		return fmt.Sprintf(`{"cli": ["alpha", %q, "{amount}", "--to", "{payee}", "--apply"]}`, key)
 	case confirm == "true":
-		return fmt.Sprintf(`{"cli": ["alpha", "run it", "{amount}", "--note", "{note}", "--confirm"]}`)
+		return `{"cli": ["alpha", "run it", "{amount}", "--note", "{note}", "--confirm"]}`
 	}
 	return fmt.Sprintf(`{"cli": ["alpha", %q, "--path", "{path}"]}`, key)
 }

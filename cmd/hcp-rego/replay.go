@@ -188,6 +188,7 @@ func (o replayOptions) split() (packs, logs []string, err error) {
 	case o.bundle != "" && (len(packs) > 0 || len(o.grants) > 0):
 		return nil, nil, errors.New("give either --bundle or PACK_DIR... and --grants, not both (a LOG is a file, not a folder)")
 	case o.bundle == "" && len(packs) == 0:
+		//lint:ignore ST1005 the message ends with the command's own syntax
 		return nil, nil, errors.New("no candidate policy: give --bundle FILE or PACK_DIR... --grants FILE...")
 	case len(logs) == 0:
 		return nil, nil, errors.New("no LOG: give decision log files, or - for stdin")
