@@ -45,6 +45,7 @@ func TestDifferentialGrid(t *testing.T) {
 	m := diffModel(t)
 	p := newPair(t, m, "", reference.Ext{})
 	inputs := make(chan any, 256)
+	grid := newSample(1)
 	go func() {
 		defer close(inputs)
 		for _, c := range calls(m) {
@@ -54,13 +55,17 @@ func TestDifferentialGrid(t *testing.T) {
 					for _, ap := range approvals[:3] {
 						for _, allow := range allowShapes(c.pack, c.key) {
 							for _, f := range facts[:3] {
-								inputs <- reparse(gridInput(c, pr, mode, ap, allow, f))
+								if grid.keep() {
+									inputs <- reparse(gridInput(c, pr, mode, ap, allow, f))
+								}
 							}
 						}
 					}
 				}
 				for _, f := range facts {
-					inputs <- reparse(gridInput(c, pr, nil, nil, nil, f))
+					if grid.keep() {
+						inputs <- reparse(gridInput(c, pr, nil, nil, nil, f))
+					}
 				}
 			}
 		}
@@ -70,11 +75,11 @@ func TestDifferentialGrid(t *testing.T) {
 }
 
 // TestDifferentialRandom compares the two on 100,000 random inputs, many of
-// them malformed.
+// them malformed (a seventh under -short).
 func TestDifferentialRandom(t *testing.T) {
 	m := diffModel(t)
 	p := newPair(t, m, "", reference.Ext{})
-	const n = 100_000
+	n := scaled(100_000)
 	gen := newRandomInputs(m, 1)
 	inputs := make(chan any, 256)
 	go func() {
@@ -117,7 +122,7 @@ func TestDifferentialRuntimeLayer(t *testing.T) {
 			inputs := make(chan any, 256)
 			go func() {
 				defer close(inputs)
-				for range 3000 {
+				for range scaled(3000) {
 					inputs <- gen.next()
 				}
 			}()

@@ -23,14 +23,14 @@ func TestExplainAgreesWithDecision(t *testing.T) {
 	m := diffModel(t)
 	p := newPair(t, m, "", reference.Ext{})
 	seen := map[string]int{}
-	n := 0
+	grid := newSample(11)
 	for _, c := range calls(m) {
 		for _, pr := range principals {
 			for _, mode := range modes {
 				for _, ap := range approvals[:3] {
 					for _, allow := range allowShapes(c.pack, c.key) {
 						for _, f := range landFacts(pr) {
-							if n++; n%11 != 0 {
+							if !grid.keep() {
 								continue
 							}
 							in := reparse(gridInput(c, pr, mode, ap, allow, f))

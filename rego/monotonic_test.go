@@ -52,7 +52,7 @@ func TestNarrowingNeverAllows(t *testing.T) {
 	m := diffModel(t)
 	p := newPair(t, m, "", reference.Ext{})
 	ctx := context.Background()
-	checked, seen := 0, 0
+	checked, grid := 0, newSample(8)
 	decide := func(in map[string]any) map[string]any {
 		res, err := p.rego.Decide(ctx, in)
 		if err != nil {
@@ -66,7 +66,7 @@ func TestNarrowingNeverAllows(t *testing.T) {
 				for _, ap := range approvals[:3] {
 					for _, allow := range allowShapes(c.pack, c.key) {
 						for _, f := range landFacts(pr)[:3] {
-							if seen++; seen%8 != 0 {
+							if !grid.keep() {
 								continue
 							}
 							in := reparse(gridInput(c, pr, mode, ap, allow, f)).(map[string]any)
@@ -89,7 +89,7 @@ func TestNarrowingNeverAllows(t *testing.T) {
 			}
 		}
 	}
-	if checked < 40000 {
+	if checked < scaled(40000) {
 		t.Fatalf("only %d narrowed inputs checked; the grid lost its denials", checked)
 	}
 	t.Logf("%d narrowed inputs stay denied", checked)

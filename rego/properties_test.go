@@ -97,7 +97,7 @@ func TestIdentityComesOnlyFromPrincipal(t *testing.T) {
 	gen := newRandomInputs(m, 5)
 	forged := []any{"acme", "beta", map[string]any{"id": "alice", "roles": []any{"member", "ops"}}, "/w/proj", true}
 	ctx := context.Background()
-	for i := range 4000 {
+	for i := range scaled(4000) {
 		in, ok := gen.next().(map[string]any)
 		if !ok {
 			continue
@@ -135,7 +135,7 @@ func TestRuntimeLayerOnlyNarrows(t *testing.T) {
 			p := newPair(t, m, layer.module, layer.ext)
 			gen := newRandomInputs(m, 13)
 			narrowed := 0
-			for range 2000 {
+			for range scaled(2000) {
 				in := gen.next()
 				with, err := p.rego.Decide(ctx, in)
 				if err != nil {
