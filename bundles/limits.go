@@ -252,7 +252,7 @@ func tarballFiles(r io.Reader, b *budget) *files {
 			}
 			buf, err := b.read(hdr.Name, hdr.Size, func(w io.Writer, n int64) (int64, error) { return io.CopyN(w, tr, n) })
 			if err != nil {
-				return nil, fmt.Errorf("failed to copy file %s: %w", hdr.Name, err)
+				return nil, fmt.Errorf("failed to copy file %s: %w", source.Printable(hdr.Name), err)
 			}
 			return bundle.NewDescriptor(filepath.Join("", hdr.Name), hdr.Name, buf), nil
 		}
