@@ -41,7 +41,8 @@ func newEvalCommand(s streams) *cobra.Command {
 default, or a readable summary with --format pretty. With --bundle it
 evaluates that bundle as built, verifying its signature first when
 --verification-key is given; a bundle may hold 64 MiB a file and 256 MiB
-in all, uncompressed, 22,369,621 JSON values in the JSON files OPA parses
+in all, uncompressed (each entry counting 1 KiB besides its content),
+22,369,621 JSON values in the JSON files OPA parses
 and 1,048,576 terms in its Rego modules, and --max-bundle-bytes raises all
 four. --ext loads a runtime's
 own rules (package hcp.ext: deny and confirm, SPEC §4.2) beside it, and
