@@ -55,18 +55,27 @@ func (s sized) folder(t *testing.T) string {
 	return dir
 }
 
+// overInAll is the refusal of a bundle over small's limit in all.
+const overInAll = "its files are larger than the limit of 4096 bytes in all, uncompressed, each entry counted as 1 KiB besides its content"
+
 // TestReadLimits reads bundles at and just past each limit, as a .tar.gz
 // and as a folder: a bundle at a limit is read, one byte more is refused
-// with a *LimitError that names the limit (and the file).
+// with a *LimitError that names the limit (and the file). Each file
+// counts 1 KiB besides its content (SPEC §5: every entry counts, an
+// empty one too), so that 4 KiB in all is two files of 1 KiB, or four
+// empty ones.
 func TestReadLimits(t *testing.T) {
 	tests := []struct {
 		name  string
 		files sized
 		want  string // "" to read, else the error's tail after "PATH: bundle refused: "
 	}{
-		{"at both limits", sized{1024, 1024, 1024, 1024}, ""},
-		{"one byte over in all", sized{1024, 1024, 1024, 1024, 1}, "its files are larger than the limit of 4096 bytes in all, uncompressed"},
+		{"at both limits", sized{1024, 1024}, ""},
+		{"one byte over in all", sized{512, 512, 1}, overInAll},
 		{"one file one byte over", sized{1025}, "f0.txt is larger than the limit of 1024 bytes for one file"},
+		{"empty files at the limit in all", sized{0, 0, 0, 0}, ""},
+		{"one empty file over in all", sized{0, 0, 0, 0, 0}, overInAll},
+		{"at the limit in all, then an empty file", sized{1024, 1024, 0}, overInAll},
 	}
 	for _, tt := range tests {
 		for form, path := range map[string]string{"tarball": tt.files.tarball(t), "folder": tt.files.folder(t)} {
@@ -95,6 +104,48 @@ func TestReadArchiveLimit(t *testing.T) {
 		_, err := bundles.Read(path, nil, small)
 		checkLimitError(t, path, err, want)
 	})
+}
+
+// TestReadCountsEveryEntry checks that an entry of a .tar.gz that is no
+// file counts as a file does (SPEC §5): a folder's entry, a link, an
+// entry of a type hcp-rego reads past. Each counts 1 KiB.
+func TestReadCountsEveryEntry(t *testing.T) {
+	for _, typ := range []byte{tar.TypeDir, tar.TypeSymlink, 'Z'} {
+		t.Run(fmt.Sprintf("type %q", typ), func(t *testing.T) {
+			entry := func(i int) *tar.Header {
+				return &tar.Header{Name: fmt.Sprintf("e%d/", i), Typeflag: typ, Linkname: "f0.txt", Mode: 0o755}
+			}
+			path := sized{1024}.tarball(t, entry(0), entry(1))
+			if _, err := bundles.Read(path, nil, small); err != nil {
+				t.Errorf("a file of 1 KiB and two entries, 4 KiB in all: %v", err)
+			}
+			path = sized{1024}.tarball(t, entry(0), entry(1), entry(2))
+			_, err := bundles.Read(path, nil, small)
+			checkLimitError(t, path, err, overInAll)
+		})
+	}
+}
+
+// TestReadEmptyEntriesRefused builds the archive of the review, a bundle
+// and 480,000 empty files in 3.4 MB, which eval --bundle read in 362 MB
+// (the bundle alone in 27 MB): at 1 KiB an entry it is over the default
+// limit of 256 MiB in all, and refused as it is read, before OPA's reader
+// holds the entries. So is one of as many empty folders.
+func TestReadEmptyEntriesRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two archives of 480,000 entries")
+	}
+	for _, typ := range []byte{tar.TypeReg, tar.TypeDir} {
+		t.Run(fmt.Sprintf("type %q", typ), func(t *testing.T) {
+			extra := make([]*tar.Header, 480_000)
+			for i := range extra {
+				extra[i] = &tar.Header{Name: fmt.Sprintf("pad/%07d", i), Typeflag: typ, Mode: 0o644}
+			}
+			path := sized{1024}.tarball(t, extra...)
+			_, err := bundles.Read(path, nil, bundles.DefaultLimits)
+			checkLimitError(t, path, err, "its files are larger than the limit of 256 MiB in all, uncompressed, each entry counted as 1 KiB besides its content")
+		})
+	}
 }
 
 // checkLimitError checks err against the tail want ("" for no error).

@@ -103,17 +103,23 @@ func onceEach(paths []string) []string {
 // Tidy is path cleaned ("./g.json" is "g.json", "a//b" is "a/b") when
 // the cleaned path names the same file. Cleaning is only text: after a
 // symbolic link, "link/../g.json" is a file beside the link's target, so
-// such a path is that file's path with its links resolved (every later
-// filepath.Join would clean it as text again).
+// such a path is that file's path with the links of its folders resolved
+// (every later filepath.Join would clean it as text again). Its last name
+// is kept as it is: a link there is still the link that path names, which
+// --ext refuses (SPEC §5).
 func Tidy(path string) string {
 	clean := filepath.Clean(path)
-	if clean != path && SamePath(clean) != SamePath(path) {
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			return real
-		}
-		return path
+	if clean == path || SamePath(clean) == SamePath(path) {
+		return clean
 	}
-	return clean
+	dir, name := filepath.Split(path)
+	if name == "." || name == ".." || name == "" {
+		dir, name = path, ""
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return filepath.Join(real, name)
+	}
+	return path
 }
 
 // tidied tidies each path in place.

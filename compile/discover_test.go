@@ -95,10 +95,15 @@ func TestSamePathFollowsLinks(t *testing.T) {
 	if want := []string{"A/g.json", "A/link/../g.json"}; !slices.Equal(got, want) {
 		t.Errorf("onceEach: %q, want %q", got, want)
 	}
+	if err := os.Symlink("g.json", "other/gl.json"); err != nil {
+		t.Fatal(err)
+	}
 	// Cleaning the text would name another file after the link: such a
-	// path is the file's own, its links resolved (a later filepath.Join
-	// would clean it as text).
-	for path, want := range map[string]string{"A/link/../g.json": "other/g.json", "./A//g.json": "A/g.json", "alias/../A/g.json": "A/g.json"} {
+	// path is the file's own, its folders' links resolved (a later
+	// filepath.Join would clean it as text); a link it names last stays
+	// that link (--ext refuses one).
+	for path, want := range map[string]string{"A/link/../g.json": "other/g.json", "./A//g.json": "A/g.json", "alias/../A/g.json": "A/g.json",
+		"A/link/../gl.json": "other/gl.json", "A/link/..": "other"} {
 		if got := Tidy(path); got != want {
 			t.Errorf("Tidy(%q) = %q, want %q", path, got, want)
 		}

@@ -12,7 +12,6 @@ package fleet
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +23,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/hcp-rego/hcp-rego/source"
 )
@@ -148,11 +150,11 @@ func (c Client) askOne(ctx context.Context, base string) Sidecar {
 // bundleStatus is a bundle's entry in OPA's /v1/status (OPA's
 // v1/plugins/bundle Status).
 type bundleStatus struct {
-	ActiveRevision           string            `json:"active_revision"`
-	LastSuccessfulActivation time.Time         `json:"last_successful_activation"`
-	Code                     string            `json:"code"`
-	Message                  string            `json:"message"`
-	Errors                   []json.RawMessage `json:"errors"`
+	ActiveRevision           string           `json:"active_revision"`
+	LastSuccessfulActivation time.Time        `json:"last_successful_activation"`
+	Code                     string           `json:"code"`
+	Message                  string           `json:"message"`
+	Errors                   []jsontext.Value `json:"errors"`
 }
 
 // fromStatus fills the row from the bundle's status; a bundle the status
@@ -176,7 +178,9 @@ func statusError(st *bundleStatus) string {
 	}
 	parts := []string{st.Message}
 	for _, e := range st.Errors {
-		var pe struct{ Message string }
+		var pe struct {
+			Message string `json:"message"`
+		}
 		if json.Unmarshal(e, &pe) == nil && pe.Message != "" {
 			parts = append(parts, pe.Message)
 		}
@@ -193,7 +197,7 @@ var errNoStatusPlugin = errors.New("status plugin not enabled")
 func (c Client) status(ctx context.Context, base string) (*bundleStatus, error) {
 	var doc struct {
 		Result struct {
-			Bundles map[string]json.RawMessage `json:"bundles"`
+			Bundles map[string]jsontext.Value `json:"bundles"`
 		} `json:"result"`
 	}
 	code, err := c.get(ctx, base+"/v1/status", &doc)
@@ -255,7 +259,12 @@ func (c Client) health(ctx context.Context, base string) (string, error) {
 }
 
 // get GETs u and decodes a JSON answer into doc (an error answer's body
-// is decoded when it is JSON), returning the status code.
+// is decoded when it is JSON), returning the status code. Members are
+// read by OPA's exact names: "Active_Revision" is not OPA's
+// "active_revision", and an answer that names a member twice in one
+// object, anywhere, is refused, since a reader keeping either would say
+// what OPA did not (encoding/json matched names in any case and kept the
+// last of two).
 func (c Client) get(ctx context.Context, u string, doc any) (int, error) {
 	client := c.HTTP
 	if client == nil {
@@ -281,10 +290,13 @@ func (c Client) get(ctx context.Context, u string, doc any) (int, error) {
 		return 0, fmt.Errorf("GET %s answered %d %s, a redirect: status follows none, give the sidecar's own address", req.URL.Path, resp.StatusCode, http.StatusText(resp.StatusCode))
 	}
 	err = json.Unmarshal(body, doc)
+	var syntax *jsontext.SyntacticError
 	switch {
+	case errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &syntax):
+		return 0, fmt.Errorf("GET %s: the answer names %s twice in one object: not what OPA answers", req.URL.Path, source.Printable(strconv.Quote(string(syntax.JSONPointer))))
 	case err == nil || resp.StatusCode != http.StatusOK:
 		return resp.StatusCode, nil
-	case json.Valid(body):
+	case jsontext.Value(body).IsValid(jsontext.AllowDuplicateNames(true)):
 		return 0, fmt.Errorf("GET %s: the answer is JSON, but not what OPA answers", req.URL.Path)
 	}
 	return 0, fmt.Errorf("GET %s: the answer is not JSON: not an OPA?", req.URL.Path)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -171,5 +172,76 @@ func TestWatchFirstRoundEnds(t *testing.T) {
 		if r.Reachable || r.LastError != "unreachable: timed out" {
 			t.Fatalf("row %+v: want one that timed out", r)
 		}
+	}
+}
+
+// TestAnswersByExactNames reads answers whose member names differ from
+// OPA's in case, or name a member twice in one object: a name is OPA's
+// exactly or is not read, and an answer with a name twice, at any level,
+// is an error row that says so, never the first or the last of the two
+// (encoding/json read "Active_Revision" as active_revision and kept the
+// last: a sidecar on OLD was reported on R).
+func TestAnswersByExactNames(t *testing.T) {
+	const status, data, health = "/v1/status", "/v1/data/system/bundles/hcp", "/health?bundles"
+	withData := func(body string) map[string]string { return map[string]string{data: body, health: `{}`} }
+	twice := func(path, pointer string) string {
+		return "GET " + path + ": the answer names " + strconv.Quote(pointer) + " twice in one object: not what OPA answers"
+	}
+	tests := []struct {
+		name   string
+		routes map[string]string
+		want   Sidecar // URL and Source left out
+	}{
+		{"a case variant beside the name", map[string]string{status: `{"result": {"bundles": {"hcp": {"active_revision": "OLD", "Active_Revision": "R"}}}}`},
+			Sidecar{Revision: "OLD", Reachable: true}},
+		{"a case variant alone", map[string]string{status: `{"result": {"bundles": {"hcp": {"Active_Revision": "R"}}}}`},
+			Sidecar{Reachable: true}},
+		{"the bundle's name in another case", map[string]string{status: `{"result": {"bundles": {"HCP": {"active_revision": "R"}}}}`},
+			Sidecar{Reachable: true, LastError: "the status lists no such bundle"}},
+		{"result in another case", map[string]string{status: `{"Result": {"bundles": {"hcp": {"active_revision": "R"}}}}`},
+			Sidecar{Reachable: true, LastError: "the status lists no such bundle"}},
+		{"an error's message in another case", map[string]string{status: `{"result": {"bundles": {"hcp": {"active_revision": "R", "code": "bundle_error", "message": "refused", "errors": [{"Message": "not OPA's"}, {"message": "bad signature"}]}}}}`},
+			Sidecar{Revision: "R", Reachable: true, LastError: "refused: bad signature"}},
+		{"the revision twice", map[string]string{status: `{"result": {"bundles": {"hcp": {"active_revision": "OLD", "active_revision": "R"}}}}`},
+			Sidecar{LastError: twice(status, "/result/bundles/hcp/active_revision")}},
+		{"the bundle twice", map[string]string{status: `{"result": {"bundles": {"hcp": {"active_revision": "OLD"}, "hcp": {"active_revision": "R"}}}}`},
+			Sidecar{LastError: twice(status, "/result/bundles/hcp")}},
+		{"result twice", map[string]string{status: `{"result": {"bundles": {}}, "result": {"bundles": {"hcp": {"active_revision": "R"}}}}`},
+			Sidecar{LastError: twice(status, "/result")}},
+		{"a name twice in another bundle", map[string]string{status: `{"result": {"bundles": {"hcp": {"active_revision": "R"}, "other": {"code": "a", "code": "b"}}}}`},
+			Sidecar{LastError: twice(status, "/result/bundles/other/code")}},
+		{"the manifest's revision in another case", withData(`{"result": {"manifest": {"revision": "OLD", "Revision": "R"}}}`),
+			Sidecar{Revision: "OLD", Reachable: true}},
+		{"the manifest in another case", withData(`{"result": {"Manifest": {"revision": "R"}}}`),
+			Sidecar{Reachable: true}},
+		{"the manifest's revision twice", withData(`{"result": {"manifest": {"revision": "OLD", "revision": "R"}}}`),
+			Sidecar{LastError: twice("/v1/data/system/bundles/hcp", "/result/manifest/revision")}},
+		{"health's error twice", map[string]string{data: `{"result": {"manifest": {"revision": "R"}}}`, health: `{"error": "a", "error": "b"}`},
+			Sidecar{Revision: "R", LastError: twice("/health", "/error")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, ok := tt.routes[r.URL.RequestURI()]
+				switch {
+				case !ok && r.URL.Path == status:
+					w.WriteHeader(http.StatusInternalServerError)
+					body = `{"code": "internal_error", "message": "status plugin not enabled"}`
+				case !ok:
+					w.WriteHeader(http.StatusNotFound)
+					body = `{}`
+				case r.URL.Path == "/health" && body != `{}`:
+					w.WriteHeader(http.StatusInternalServerError)
+				}
+				w.Write([]byte(body))
+			}))
+			defer srv.Close()
+			got := Client{Bundle: "hcp"}.Ask(context.Background(), []string{srv.URL})[0]
+			want := tt.want
+			want.URL, want.Source = srv.URL, got.Source
+			if got != want {
+				t.Errorf("%+v, want %+v", got, want)
+			}
+		})
 	}
 }

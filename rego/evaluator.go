@@ -143,7 +143,7 @@ func ParseModules(b *bundle.Bundle) error {
 		g.Go(func() error {
 			parsed, err := ast.ParseModuleWithOpts(mf.Path, string(mf.Raw), ast.ParserOptions{RegoVersion: ast.RegoV1})
 			if err != nil {
-				return fmt.Errorf("parse %s: %w", mf.Path, err)
+				return fmt.Errorf("parse %s: %w", source.Printable(mf.Path), err)
 			}
 			mf.Parsed = parsed
 			return nil

@@ -2,6 +2,7 @@ package rego
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,12 +20,18 @@ import (
 // What ReadExt would otherwise pass over is refused, since a runtime's
 // deny rules that are silently not loaded make decisions wider: a file
 // that is not .rego, a folder with no module, a data file (a runtime
-// bundle's data.json), which it does not read, and a link to nothing.
-// Links are followed, and a module reached twice (through a link, as in a
-// Kubernetes ConfigMap mount) is read once. No name is skipped, whatever
-// it starts with: OPA's loader (`opa eval -d`, `opa run`, `opa run
-// --bundle`) reads files and folders whose names start with "." or "_",
-// and a rule the sidecar loads must be read here too (SPEC §5).
+// bundle's data.json), which it does not read. So is what OPA's two ways
+// of reading a folder read differently (SPEC §5): `opa run --bundle DIR`
+// skips symbolic links and takes .signatures.json as the bundle's
+// signatures, `opa run DIR` follows links and reads .signatures.json as
+// data. A link anywhere under a path, the path itself too (its last name:
+// `opa run --bundle LINK` walks nothing), and a .signatures.json are
+// refused, naming their path, whichever way the sidecar reads the folder.
+// A module reached twice (a folder given, then its parent) is read once.
+// No name is skipped, whatever it starts with: OPA's loader (`opa eval
+// -d`, `opa run`, `opa run --bundle`) reads files and folders whose names
+// start with "." or "_", and a rule the sidecar loads must be read here
+// too (SPEC §5).
 //
 // The terms of every module are counted against terms, the budget of the
 // run, before it is parsed (source.RegoTerms); nil gives the modules a
@@ -76,17 +83,26 @@ type fileKey struct {
 }
 
 // root reads one --ext argument, a .rego file or a folder, and reports
-// whether it holds a module, or a problem that was reported.
+// whether it holds a module, or a problem that was reported. A trailing
+// separator does not hide that the path names a link ("LINK/" is read
+// through it, "LINK" is not, by `opa run --bundle`).
 func (w *extWalk) root(root string) (bool, error) {
-	info, err := os.Stat(root)
+	info, err := os.Lstat(lastName(root))
+	if err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		w.link(root)
+		return false, nil
+	}
+	if err == nil {
+		info, err = os.Stat(root)
+	}
 	switch {
 	case err != nil:
 		return false, err
 	case info.IsDir():
 		n, _ := w.dir(root, info)
 		return n.reaches(map[*extNode]bool{}), n.err
-	case isDataFile(filepath.Base(root)):
-		w.errs.Add(root, source.Pos{}, "a data file is not read: --ext takes the runtime's Rego rules (package hcp.ext)")
+	case refused(filepath.Base(root)) != "":
+		w.errs.Add(root, source.Pos{}, "%s", refused(filepath.Base(root)))
 	case !strings.HasSuffix(root, ".rego"):
 		w.errs.Add(root, source.Pos{}, "not a .rego file: --ext takes the runtime's Rego rules")
 	default:
@@ -96,9 +112,9 @@ func (w *extWalk) root(root string) (bool, error) {
 	return false, nil
 }
 
-// dir reads the modules in dir and below, following links, and returns
-// its node; a folder met before (a link back up) is not read again, and
-// fresh says whether it was met now.
+// dir reads the modules in dir and below and returns its node; a folder
+// met before (given as another path, or under another name) is not read
+// again, and fresh says whether it was met now.
 func (w *extWalk) dir(dir string, info os.FileInfo) (n *extNode, fresh bool) {
 	if n := w.find(info); n != nil {
 		return n, false
@@ -119,25 +135,46 @@ func (w *extWalk) dir(dir string, info os.FileInfo) (n *extNode, fresh bool) {
 func (w *extWalk) entry(path string, parent *extNode) {
 	before := len(w.errs)
 	defer func() { parent.problem = parent.problem || len(w.errs) > before }()
-	info, err := os.Stat(path)
+	info, err := os.Lstat(path)
 	switch {
 	case err != nil:
-		w.errs.Add(path, source.Pos{}, "%s", source.Describe(err, "a link to nothing"))
+		w.errs.Add(path, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
+	case info.Mode()&fs.ModeSymlink != 0:
+		w.link(path)
 	case info.IsDir():
 		sub, fresh := w.dir(path, info)
 		if fresh && sub.err != nil {
 			w.errs.Add(path, source.Pos{}, "%s", source.Describe(sub.err, "no such folder"))
 		}
 		parent.subdirs = append(parent.subdirs, sub)
-	case isDataFile(info.Name()):
-		w.errs.Add(path, source.Pos{}, "a data file is not read: --ext takes the runtime's Rego rules (package hcp.ext)")
+	case refused(info.Name()) != "":
+		w.errs.Add(path, source.Pos{}, "%s", refused(info.Name()))
 	case strings.HasSuffix(path, ".rego"):
 		parent.modules++
 		w.module(path, info)
 	}
 }
 
-// module reads one module, once however many links lead to it.
+// lastName is path without its trailing separators, so that Lstat judges
+// the last name itself, not what a link there leads to; "/" stays "/".
+func lastName(path string) string {
+	if trimmed := strings.TrimRight(path, string(filepath.Separator)); trimmed != "" {
+		return trimmed
+	}
+	return path
+}
+
+// link refuses the symbolic link at path: `opa run --bundle` skips it and
+// `opa run` follows it, so no local check can say what the sidecar loads.
+func (w *extWalk) link(path string) {
+	if _, err := os.Stat(path); err != nil {
+		w.errs.Add(path, source.Pos{}, "a link to nothing")
+		return
+	}
+	w.errs.Add(path, source.Pos{}, "a symbolic link, which opa run --bundle skips and opa run follows: give --ext the files themselves")
+}
+
+// module reads one module, once however many paths lead to it.
 func (w *extWalk) module(path string, info os.FileInfo) {
 	if w.find(info) != nil {
 		return
@@ -191,23 +228,24 @@ func keyOf(info os.FileInfo) fileKey {
 	return fileKey{size: info.Size(), mtime: info.ModTime().UnixNano(), dir: info.IsDir()}
 }
 
-// isDataFile reports whether OPA may read name as data, or as a bundle of
-// rules: a runtime bundle's data.json, any JSON or YAML file that
-// `opa run DIR` and `opa eval -d DIR` load as data at its folder's path
-// (hcp/ext/deny.json would deny in the sidecar), and a bundle archive,
-// which they load whole. hcp-rego reads none of them, so a local check
-// would be wider than the sidecar: each is refused. A signed runtime
-// bundle's .signatures.json is neither data under hcp/ext nor rules.
-func isDataFile(name string) bool {
+// refused says why a file named name is not read, or "". A data file is
+// one that OPA may read as data, or as a bundle of rules: a runtime
+// bundle's data.json, any JSON or YAML file that `opa run DIR` and `opa
+// eval -d DIR` load as data at its folder's path (hcp/ext/deny.json would
+// deny in the sidecar), and a bundle archive, which they load whole.
+// hcp-rego reads none of them, so a local check would be wider than the
+// sidecar. A signed runtime bundle's .signatures.json is read as data by
+// `opa run DIR` and as signatures by `opa run --bundle DIR`.
+func refused(name string) string {
 	if name == ".signatures.json" {
-		return false
+		return "a bundle's signatures, which opa run --bundle verifies and opa run reads as data: --ext takes the runtime's Rego rules alone"
 	}
 	for _, ext := range []string{".json", ".yaml", ".yml", ".tar.gz"} {
 		if strings.HasSuffix(name, ext) {
-			return true
+			return "a data file is not read: --ext takes the runtime's Rego rules (package hcp.ext)"
 		}
 	}
-	return false
+	return ""
 }
 
 // readExtModule reads and parses one module, once its terms are counted

@@ -26,6 +26,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // Decide decides one input, decoded with numbers as json.Number, and
@@ -243,7 +245,7 @@ func scan(ctx context.Context, logs []Log, maxRecord int, out chan<- batch, read
 	for _, l := range logs {
 		r, err := NewReader(l.Reader, maxRecord)
 		if err != nil {
-			return fmt.Errorf("read %s: %w", l.Name, err)
+			return fmt.Errorf("read %s: %w", source.Printable(l.Name), err)
 		}
 		b := batch{file: l.Name, first: seq}
 		var arena []byte
@@ -253,7 +255,7 @@ func scan(ctx context.Context, logs []Log, maxRecord int, out chan<- batch, read
 				break
 			}
 			if err != nil {
-				return fmt.Errorf("%s:%d:%d: %w", l.Name, r.line, r.col(), err)
+				return fmt.Errorf("%s:%d:%d: %w", source.Printable(l.Name), r.line, r.col(), err)
 			}
 			if len(b.records) == batchRecords || len(arena)+len(rec.Text) > cap(arena) && len(b.records) > 0 {
 				if err := send(ctx, out, b); err != nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // tally counts the events of a batch, or of every batch merged. Merging
@@ -55,11 +57,11 @@ func (t *tally) add(ctx context.Context, c *cache, file string, seq int64, rec R
 	}
 	now, err := c.get(ctx, ev)
 	if errors.Is(err, errOutOfRange) {
-		t.unreadableAt(seq, fmt.Sprintf("%s:%d: %v", file, rec.Line, err))
+		t.unreadableAt(seq, fmt.Sprintf("%s:%d: %v", source.Printable(file), rec.Line, err))
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s:%d: decide the logged input: %w", file, rec.Line, err)
+		return fmt.Errorf("%s:%d: decide the logged input: %w", source.Printable(file), rec.Line, err)
 	}
 	t.replayed++
 	change := judge(ev, now)

@@ -22,14 +22,20 @@ type Error struct {
 // Error renders the problem as "file:line:col: message", or "file: message"
 // when the problem has no position (a missing file, say), or the message
 // alone when it has no file (an error kept whole by Merge).
+//
+// The file name is Printable and the message Escaped: a file or folder
+// name, or a value a message quotes, may hold a line break or an escape,
+// and no input may start a line of output (a GitHub workflow command, a
+// fake result line) or drive a terminal (SPEC §5).
 func (e *Error) Error() string {
+	msg := Escaped(e.Msg)
 	switch {
 	case e.File == "":
-		return e.Msg // an error that names its file itself, or none
+		return msg // an error that names its file itself, or none
 	case e.Pos.Line == 0:
-		return e.File + ": " + e.Msg
+		return Printable(e.File) + ": " + msg
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Pos.Line, e.Pos.Col, e.Msg)
+	return fmt.Sprintf("%s:%d:%d: %s", Printable(e.File), e.Pos.Line, e.Pos.Col, msg)
 }
 
 // Errors is every problem found in one run. It renders sorted by file and
@@ -123,15 +129,50 @@ func Pathless(err error) error {
 // that is not printable, so that a key or a name from a file cannot send
 // control sequences to a terminal or break a line.
 func Printable(s string) string {
+	if !isPrintable(s) {
+		return strconv.Quote(s) // a byte such as 0x9b, a terminal's CSI, too
+	}
+	return s
+}
+
+// Escaped returns s with each rune that is not printable written as its
+// Go escape where it stands (a line break as \n, an escape as \x1b) and
+// each byte that is not UTF-8 as \xNN: for a line of ours that holds a
+// name or a value from a file, which must neither break the line nor
+// reach a terminal raw. Printable quotes a name whole; Escaped keeps the
+// line's own words as they are.
+func Escaped(s string) string {
+	if isPrintable(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, width := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && width == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += width
+	}
+	return b.String()
+}
+
+// isPrintable reports whether s is UTF-8 with every rune printable.
+func isPrintable(s string) bool {
 	if !utf8.ValidString(s) {
-		return strconv.Quote(s) // a byte such as 0x9b, a terminal's CSI
+		return false
 	}
 	for _, r := range s {
 		if !unicode.IsPrint(r) {
-			return strconv.Quote(s)
+			return false
 		}
 	}
-	return s
+	return true
 }
 
 // OneLine returns another program's text (a registry's or a sidecar's

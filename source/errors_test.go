@@ -52,3 +52,38 @@ func TestOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestEscaped checks that a line holding input text keeps its words and
+// escapes each control character where it stands.
+func TestEscaped(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"no pack at packs/shop", "no pack at packs/shop"},
+		{"no pack at a\n::warning file=x::b", `no pack at a\n::warning file=x::b`},
+		{"\x1b[31mred\a\r", `\x1b[31mred\a\r`},
+		{"nel\u0085 csi\u009b", `nel\u0085 csi\u009b`},
+		{"x\x9b31m", `x\x9b31m`}, // a lone byte
+		{"Ünïcode ok", "Ünïcode ok"},
+	} {
+		if got := Escaped(tc.in); got != tc.want {
+			t.Errorf("Escaped(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestErrorNamesPrintable checks that a file or folder name, and what a
+// message quotes, can start no line of an error's text and send no
+// escape to a terminal (SPEC §5): every error message is a source.Error
+// or holds them.
+func TestErrorNamesPrintable(t *testing.T) {
+	const name = "a\n::warning file=x::\x1b[31m.json"
+	var errs Errors
+	errs.Add(name, Pos{Line: 2, Col: 3}, "no pack at %s", name)
+	errs.Add(name, Pos{}, "unreadable")
+	errs.Merge(name, &Error{Msg: "kept whole: " + name})
+	want := `kept whole: a\n::warning file=x::\x1b[31m.json` + "\n" +
+		`"a\n::warning file=x::\x1b[31m.json": unreadable` + "\n" +
+		`"a\n::warning file=x::\x1b[31m.json":2:3: no pack at a\n::warning file=x::\x1b[31m.json`
+	if got := errs.Err().Error(); got != want {
+		t.Errorf("rendered\n%s\nwant\n%s", got, want)
+	}
+}

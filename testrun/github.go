@@ -18,7 +18,7 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 		if res.Status != Fail {
 			continue
 		}
-		annotate(&b, "error", res.File, res.Pos, "FAIL "+res.Name, strings.Join(res.Details(), "\n"))
+		annotate(&b, "error", res.File, res.Pos, "FAIL "+source.Printable(res.Name), strings.Join(res.Details(), "\n"))
 	}
 	if c := r.Coverage; c != nil {
 		for _, rc := range c.Rows {
@@ -37,9 +37,11 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 }
 
 // annotate writes one workflow command, escaping its properties and
-// message as the runner expects.
+// message as the runner expects. The file's name is Printable first: a
+// name holding an escape would reach the log raw, and the runner reads
+// back only the escapes it knows (a line break's among them).
 func annotate(b *strings.Builder, level, file string, pos source.Pos, title, msg string) {
-	props := "file=" + escapeProperty(file) + fmt.Sprintf(",line=%d", pos.Line)
+	props := "file=" + escapeProperty(source.Printable(file)) + fmt.Sprintf(",line=%d", pos.Line)
 	if pos.Col > 0 {
 		props += fmt.Sprintf(",col=%d", pos.Col)
 	}

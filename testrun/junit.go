@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // JUnit is the JUnit XML document that CI systems read: one test suite a
@@ -59,7 +61,7 @@ func (r *Report) JUnit() *JUnit {
 	for _, res := range r.Results {
 		s := bySuite[res.File]
 		if s == nil {
-			s = &JUnitSuite{Name: res.File, File: res.File}
+			s = &JUnitSuite{Name: xmlChars(res.File), File: xmlChars(res.File)}
 			bySuite[res.File] = s
 			doc.Suites = append(doc.Suites, s)
 		}
@@ -79,9 +81,9 @@ func (r *Report) JUnit() *JUnit {
 }
 
 func junitCase(res *Result) *JUnitCase {
-	c := &JUnitCase{Name: res.Name, ClassName: res.File, File: res.File, Line: res.Pos.Line}
+	c := &JUnitCase{Name: xmlChars(res.Name), ClassName: xmlChars(res.File), File: xmlChars(res.File), Line: res.Pos.Line}
 	if res.Kind == KindRego {
-		c.ClassName = res.Name[:max(0, strings.LastIndexByte(res.Name, '.'))]
+		c.ClassName = xmlChars(res.Name[:max(0, strings.LastIndexByte(res.Name, '.'))])
 	}
 	switch res.Status {
 	case Skip:
@@ -103,7 +105,7 @@ func junitCase(res *Result) *JUnitCase {
 		c.Failure = &JUnitFailure{
 			Message: xmlChars(message),
 			Type:    kind,
-			Text:    xmlChars(res.Location() + ": " + res.Name + "\n" + strings.Join(details, "\n")),
+			Text:    xmlChars(res.Location() + ": " + source.Printable(res.Name) + "\n" + strings.Join(details, "\n")),
 		}
 	}
 	return c
@@ -127,12 +129,15 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 // even in CDATA (control characters other than tab, line feed and carriage
 // return; U+FFFE and U+FFFF), with U+FFFD, as encoding/xml does in
 // attributes: a case name or a Rego print() could otherwise make the
-// whole report unreadable to CI.
+// whole report unreadable to CI. So it does with the controls XML 1.0
+// discourages (DEL and U+0080 to U+009F, a terminal's CSI among them),
+// in attributes too: no control reaches a CI log raw (SPEC §5).
 func xmlChars(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\t' || r == '\n' || r == '\r',
-			r >= 0x20 && r <= 0xD7FF,
+			r >= 0x20 && r < 0x7F,
+			r >= 0xA0 && r <= 0xD7FF,
 			r >= 0xE000 && r <= 0xFFFD,
 			r >= 0x10000 && r <= utf8.MaxRune:
 			return r

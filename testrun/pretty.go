@@ -56,15 +56,15 @@ func (c *Coverage) writePretty(b *strings.Builder) {
 	var rows, gates, grants []string
 	for _, rc := range c.Rows {
 		if !rc.Reached() {
-			rows = append(rows, fmt.Sprintf("%s: %s", rc.Row.Source(), describeRow(rc.Row)))
+			rows = append(rows, fmt.Sprintf("%s: %s", where(rc.Row.File, rc.Row.Line), describeRow(rc.Row)))
 		}
 		if rc.Gated() && !rc.GateReached() {
-			gates = append(gates, fmt.Sprintf("%s: %s (%s)", rc.Row.Source(), describeRow(rc.Row), describeGate(rc.Row)))
+			gates = append(gates, fmt.Sprintf("%s: %s (%s)", where(rc.Row.File, rc.Row.Line), describeRow(rc.Row), describeGate(rc.Row)))
 		}
 	}
 	for _, gc := range c.Grants {
 		if !gc.Used {
-			grants = append(grants, fmt.Sprintf("%s: %s", gc.Grant.Source(), describeGrant(gc.Grant)))
+			grants = append(grants, fmt.Sprintf("%s: %s", where(gc.Grant.File, gc.Grant.Line), describeGrant(gc.Grant)))
 		}
 	}
 	writeList(b, "rows never reached", rows)
@@ -76,7 +76,7 @@ func (c *Coverage) writePretty(b *strings.Builder) {
 		if outcomes == "" {
 			outcomes = "none"
 		}
-		fmt.Fprintf(b, "  %s: %s: %s\n", rc.Row.Source(), describeRow(rc.Row), outcomes)
+		fmt.Fprintf(b, "  %s: %s: %s\n", where(rc.Row.File, rc.Row.Line), describeRow(rc.Row), outcomes)
 	}
 }
 

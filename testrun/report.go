@@ -51,28 +51,40 @@ type Result struct {
 	Steps []explain.Step
 }
 
-// Location renders where the test is, "file:line".
-func (r *Result) Location() string { return fmt.Sprintf("%s:%d", r.File, r.Pos.Line) }
+// Location renders where the test is, "file:line", for a person: the
+// file's name Printable (a name may hold a line break or an escape).
+func (r *Result) Location() string { return where(r.File, r.Pos.Line) }
+
+// where is "file:line" with the file's name Printable.
+func where(file string, line int) string { return fmt.Sprintf("%s:%d", source.Printable(file), line) }
 
 // Details are the lines that explain a failure: the fields that differ;
 // the code and error of the decision that came, so that a failed
 // `allow: true` says why the call was refused (SPEC §5.1); the message;
-// and, when the run was asked to explain, the walk of the chain.
+// and, when the run was asked to explain, the walk of the chain. Each is
+// one line, Escaped, and the message's later lines (what a Rego test
+// printed) are indented: no input starts a line of any format (SPEC §5).
 func (r *Result) Details() []string {
 	var lines []string
 	for _, m := range r.Diffs {
-		lines = append(lines, m.String())
+		lines = append(lines, source.Escaped(m.String()))
 	}
 	if r.Status == Fail && r.Decision != nil {
-		lines = append(lines, "decision: "+r.Why())
+		lines = append(lines, "decision: "+source.Escaped(r.Why()))
 	}
 	if r.Message != "" {
-		lines = append(lines, r.Message)
+		first, rest, more := strings.Cut(r.Message, "\n")
+		lines = append(lines, source.Escaped(first))
+		for _, line := range strings.Split(rest, "\n") {
+			if more {
+				lines = append(lines, "  "+source.Escaped(line))
+			}
+		}
 	}
 	if r.Steps != nil {
 		lines = append(lines, "explain:")
 		for _, line := range strings.Split(strings.TrimSuffix(explain.PrettySteps(r.Steps), "\n"), "\n") {
-			lines = append(lines, "  "+line)
+			lines = append(lines, "  "+source.Escaped(line))
 		}
 	}
 	return lines

@@ -228,7 +228,7 @@ func (r *run) runCaseFile(ctx context.Context, cf *CaseFile, packs, grants []str
 			res.Status, res.Message = Fail, err.Error()
 		} else {
 			res.Decision = &decided.Decision
-			if res.Diffs = Diff(c.Want, decided.Decision.Doc); len(res.Diffs) > 0 {
+			if res.Diffs = Diff(c.Want, caseSources(decided.Decision.Doc, c.Want, cf.Path)); len(res.Diffs) > 0 {
 				res.Status = Fail
 			}
 		}

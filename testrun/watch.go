@@ -122,7 +122,7 @@ func (w *watcher) addPath(p string) error {
 	if !info.IsDir() {
 		w.files[p] = true
 		if err := w.fs.Add(filepath.Dir(p)); err != nil {
-			return fmt.Errorf("watch %s: %w", p, err)
+			return fmt.Errorf("watch %s: %w", source.Printable(p), err)
 		}
 		return nil
 	}
@@ -146,7 +146,7 @@ func (w *watcher) addTree(root string, isRoot bool) error {
 			return nil
 		}
 		if err := w.fs.Add(p); err != nil {
-			errs = append(errs, fmt.Errorf("watch %s: %w", p, err))
+			errs = append(errs, fmt.Errorf("watch %s: %w", source.Printable(p), err))
 			return filepath.SkipDir
 		}
 		w.dirs[p] = true

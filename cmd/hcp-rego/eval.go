@@ -41,10 +41,13 @@ func newEvalCommand(s streams) *cobra.Command {
 default, or a readable summary with --format pretty. With --bundle it
 evaluates that bundle as built, verifying its signature first when
 --verification-key is given; a bundle may hold 64 MiB a file and 256 MiB
-in all, uncompressed, 22,369,621 JSON values in the JSON files OPA parses
+in all, uncompressed (each entry counting 1 KiB besides its content),
+22,369,621 JSON values in the JSON files OPA parses
 and 1,048,576 terms in its Rego modules, and --max-bundle-bytes raises all
 four. --ext loads a runtime's
-own rules (package hcp.ext: deny and confirm, SPEC §4.2) beside it.
+own rules (package hcp.ext: deny and confirm, SPEC §4.2) beside it, and
+refuses a symbolic link and a .signatures.json under its path, which
+opa run --bundle and opa run read differently.
 --explain walks the chain of SPEC §3.2 step by step in source terms.
 --fail-on-deny exits 1 when the call is not allowed.
 Any JSON input is decided (garbage is invalid_input); text that is not JSON

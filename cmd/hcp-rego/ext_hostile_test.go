@@ -28,6 +28,8 @@ func TestHostileExt(t *testing.T) {
 		{name: "deny as a function", rego: "package hcp.ext\n\ndeny(x) := x\n",
 			want: `^--ext: the runtime's modules, loaded beside the compiled bundle, may be at fault: deny and confirm in package hcp.ext must be sets of strings\n(the compiled bundle: hcp/authz/\w+\.rego:\d+:\d+: .*\n)*the compiled bundle: hcp/authz/\w+\.rego:\d+:\d+: .*data\.hcp\.ext\.deny`},
 		{name: "type error", rego: "package hcp.ext\n\ndeny contains x if {\n\tx := nofn(1)\n}\n", want: `^@:4:\d+: undefined function nofn\n$`},
+		{name: "signatures given", file: ".signatures.json", rego: `{"signatures": []}`,
+			want: `^@: a bundle's signatures, which opa run --bundle verifies and opa run reads as data: --ext takes the runtime's Rego rules alone\n$`},
 		{name: "a 20 MB line", rego: "package hcp.ext\n\ndeny := 1" + strings.Repeat(" ", 20<<20) + "@\n", want: `^@:3:\d+: .*\n$`},
 	}
 	for _, c := range cases {
@@ -88,12 +90,17 @@ func TestExtFoldersRefused(t *testing.T) {
 	}
 }
 
-// TestExtLinksFollowed checks that --ext follows links, so that no rule
-// behind one is silently left out, and reads a module that two links
-// lead to once (a Kubernetes ConfigMap mount: the files are links into a
-// hidden, timestamped folder, which a second link also names).
-func TestExtLinksFollowed(t *testing.T) {
+// TestExtLinksRefused checks that --ext refuses a symbolic link anywhere
+// under its path, the path itself too, naming the link (SPEC §5): `opa
+// run --bundle DIR` skips links and `opa run DIR` follows them, so a rule
+// behind one (a Kubernetes ConfigMap mount: the files are links into a
+// hidden, timestamped folder, which a second link also names) denies in
+// one sidecar and not in another. Paths that overlap without a link (a
+// folder under two names, a folder and its parent) read a module once.
+// @ in a want stands for the test's folder.
+func TestExtLinksRefused(t *testing.T) {
 	const deny = "package hcp.ext\n\ndefault blocked := true\n\ndeny contains \"blocked\" if blocked\n"
+	const linked = `: a symbolic link, which opa run --bundle skips and opa run follows: give --ext the files themselves\n`
 	cases := []struct {
 		name  string
 		setup func(t *testing.T, dir string) []string // returns the --ext paths
@@ -102,18 +109,31 @@ func TestExtLinksFollowed(t *testing.T) {
 		{"a link to a folder", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"real/deny.rego": deny})
 			return []string{link(t, "real", dir, "ext")}
-		}, "runtime_denied"},
+		}, `^@/ext` + linked + `$`},
+		{"a link to a folder, with a trailing slash", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"real/deny.rego": deny})
+			return []string{link(t, "real", dir, "ext") + "/"}
+		}, `^@/ext/` + linked + `$`},
+		{"a link to a module", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"real/deny.rego": deny})
+			return []string{link(t, "real/deny.rego", dir, "deny.rego")}
+		}, `^@/deny\.rego` + linked + `$`},
 		{"a linked folder inside", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"real/deny.rego": deny, "ext/other.rego": "package hcp.ext.other\n"})
 			link(t, "../real", dir, "ext/sub")
 			return []string{filepath.Join(dir, "ext")}
-		}, "runtime_denied"},
+		}, `^@/ext/sub` + linked + `$`},
+		{"a linked module inside", func(t *testing.T, dir string) []string {
+			treetest.Write(t, dir, map[string]string{"real/deny.rego": deny, "ext/other.rego": "package hcp.ext.other\n"})
+			link(t, "../real/deny.rego", dir, "ext/deny.rego")
+			return []string{filepath.Join(dir, "ext")}
+		}, `^@/ext/deny\.rego` + linked + `$`},
 		{"a ConfigMap mount", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"cm/..2026_11_30/deny.rego": deny})
 			link(t, "..2026_11_30", dir, "cm/..data")
 			link(t, "..data/deny.rego", dir, "cm/deny.rego")
 			return []string{filepath.Join(dir, "cm")}
-		}, "runtime_denied"},
+		}, `^@/cm/\.\.data` + linked + `@/cm/deny\.rego` + linked + `$`},
 		{"one folder under two names", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"ext/deny.rego": deny})
 			rel, err := filepath.Rel(mustGetwd(t), filepath.Join(dir, "ext"))
@@ -125,18 +145,14 @@ func TestExtLinksFollowed(t *testing.T) {
 		{"an absolute link beside its target", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"x/real/deny.rego": deny})
 			link(t, filepath.Join(dir, "x/real"), dir, "x/linked")
-			rel, err := filepath.Rel(mustGetwd(t), filepath.Join(dir, "x"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return []string{rel}
-		}, "runtime_denied"},
+			return []string{filepath.Join(dir, "x")}
+		}, `^@/x/linked` + linked + `$`},
 		{"two roots linked in a cycle", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"cyc/A/deny.rego": deny, "cyc/B/README.md": "see A\n"})
 			link(t, "../B", dir, "cyc/A/L")
 			link(t, "../A", dir, "cyc/B/back")
 			return []string{filepath.Join(dir, "cyc/A"), filepath.Join(dir, "cyc/B")}
-		}, "runtime_denied"},
+		}, `^@/cyc/A/L` + linked + `@/cyc/B/back` + linked + `$`},
 		{"a folder, then its parent", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"A/B/deny.rego": deny})
 			return []string{filepath.Join(dir, "A/B"), filepath.Join(dir, "A")}
@@ -153,12 +169,15 @@ func TestExtLinksFollowed(t *testing.T) {
 			treetest.Write(t, dir, map[string]string{"e/README.md": "rules go here\n"})
 			link(t, ".", dir, "e/self")
 			return []string{filepath.Join(dir, "e")}
-		}, `^.*/e: no \.rego module here or below`},
+		}, `^@/e/self` + linked + `$`},
 		{"a link to nothing", func(t *testing.T, dir string) []string {
 			treetest.Write(t, dir, map[string]string{"ext/other.rego": "package hcp.ext.other\n"})
 			link(t, "gone.rego", dir, "ext/deny.rego")
 			return []string{filepath.Join(dir, "ext")}
 		}, `^.*/ext/deny\.rego: a link to nothing\n$`},
+		{"a link to nothing given", func(t *testing.T, dir string) []string {
+			return []string{link(t, "gone", dir, "ext")}
+		}, `^@/ext: a link to nothing\n$`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -169,8 +188,9 @@ func TestExtLinksFollowed(t *testing.T) {
 			}
 			o := runInProcess(t, 0, args...)
 			if strings.HasPrefix(c.want, "^") {
-				if o.code != exitBadInput || !regexp.MustCompile(c.want).MatchString(o.stderr) {
-					t.Errorf("exit %d, stderr %q; want exit 2 and %s", o.code, o.stderr, c.want)
+				want := regexp.MustCompile(strings.ReplaceAll(c.want, "@", regexp.QuoteMeta(dir)))
+				if o.code != exitBadInput || o.stdout != "" || !want.MatchString(o.stderr) {
+					t.Errorf("exit %d, stdout %.200q, stderr %q; want exit 2 and %s", o.code, o.stdout, o.stderr, want)
 				}
 				return
 			}
@@ -225,7 +245,8 @@ func TestExtReadsEveryName(t *testing.T) {
 		{name: "names that are the suffix alone", files: map[string]string{"ext.rego": plain, ".rego": deny("dot rego"), "_.rego": deny("underscore rego")}, want: "dot rego|underscore rego"},
 		{name: "no other module", files: map[string]string{".d/_deny.rego": deny("hidden only")}, want: "hidden only"},
 		{name: "a runtime bundle's folder", files: map[string]string{".manifest": `{"roots": ["hcp/ext"]}`, "hcp/ext/_deny.rego": deny("bundled")}, want: "bundled"},
-		{name: "a linked hidden folder", files: map[string]string{"ext.rego": plain, "../outside/deny.rego": deny("linked")}, links: map[string]string{".l": "../outside"}, want: "linked"},
+		{name: "a linked hidden folder", files: map[string]string{"ext.rego": plain, "../outside/deny.rego": deny("linked")}, links: map[string]string{".l": "../outside"},
+			want: `^@/\.l: a symbolic link, which opa run --bundle skips and opa run follows: give --ext the files themselves\n$`},
 		{name: "data in a folder starting with _", files: map[string]string{"ext.rego": plain, "_x/data.json": `{"deny": ["no"]}`},
 			want: `^@/_x/data\.json: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
 		{name: "data in a folder starting with .", files: map[string]string{"ext.rego": plain, ".d/hcp/ext/data.yaml": "deny: [no]\n"},
@@ -234,7 +255,10 @@ func TestExtReadsEveryName(t *testing.T) {
 			want: `^@/hcp/ext/deny\.json: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
 		{name: "a bundle archive opa run DIR loads", files: map[string]string{"ext.rego": plain, "rt.tar.gz": "not read"},
 			want: `^@/rt\.tar\.gz: a data file is not read: --ext takes the runtime's Rego rules \(package hcp\.ext\)\n$`},
-		{name: "a signed runtime bundle's signatures", files: map[string]string{".manifest": `{"roots": ["hcp/ext"]}`, ".signatures.json": `{"signatures": []}`, "hcp/ext/deny.rego": deny("signed")}, want: "signed"},
+		{name: "a signed runtime bundle's signatures", files: map[string]string{".manifest": `{"roots": ["hcp/ext"]}`, ".signatures.json": `{"signatures": []}`, "hcp/ext/deny.rego": deny("signed")},
+			want: `^@/\.signatures\.json: a bundle's signatures, which opa run --bundle verifies and opa run reads as data: --ext takes the runtime's Rego rules alone\n$`},
+		{name: "signatures deeper down", files: map[string]string{"ext.rego": plain, "_b/.signatures.json": `{"signatures": []}`},
+			want: `^@/_b/\.signatures\.json: a bundle's signatures, which opa run --bundle verifies`},
 		{name: "outside hcp.ext in a file starting with _", files: map[string]string{"ext.rego": plain, "_authz.rego": "package hcp.authz\n\ndecision := {\"allow\": true}\n"},
 			want: `^@/_authz\.rego:1:1: package hcp\.authz is outside hcp\.ext, the runtime's root\n$`},
 		{name: "a syntax error in a folder starting with .", files: map[string]string{"ext.rego": plain, ".d/deny.rego": "package hcp.ext\n\ndeny contains x if { 1 @ }\n"},

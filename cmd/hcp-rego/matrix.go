@@ -155,7 +155,7 @@ func writeTenantNotes(w io.Writer, m *compile.Model, tenant string) {
 	for _, t := range slices.Sorted(maps.Keys(byTenant)) {
 		var where []string
 		for _, g := range byTenant[t] {
-			where = append(where, g.Source())
+			where = append(where, fmt.Sprintf("%s:%d", source.Printable(g.File), g.Line))
 		}
 		words := "grants hold only for tenant %q and count in no cell (--tenant %s counts them)"
 		if len(where) == 1 {
@@ -170,7 +170,7 @@ func writeTenantNotes(w io.Writer, m *compile.Model, tenant string) {
 func writeAnomalies(w io.Writer, mx *matrix.Matrix) {
 	for _, a := range mx.Anomalies {
 		fmt.Fprintf(w, "note: %s on %s: decision %q, shown as deny (the matrix expects allowed, confirm_required or capability_required)\n",
-			a.Subject, source.Printable(a.Row.String()), a.Code)
+			source.Printable(a.Subject), source.Printable(a.Row.String()), a.Code)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -33,9 +34,21 @@ func run(args []string, s streams) int {
 		code, msg = exitBadInput, fmt.Sprintf("write standard output: %v", source.Pathless(out.err))
 	}
 	if msg != "" {
-		fmt.Fprintln(s.err, msg)
+		fmt.Fprintln(s.err, escapedLines(msg))
 	}
 	return code
+}
+
+// escapedLines is msg with every line Escaped: an error that is not a
+// source error (OPA's, the system's) may quote a name holding an escape,
+// which must not reach the terminal raw (SPEC §5). Source errors escape
+// their line breaks too, where they are made.
+func escapedLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, line := range lines {
+		lines[i] = source.Escaped(line)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // outputWriter passes writes on to w until one fails, and keeps that

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
@@ -104,5 +107,39 @@ func TestTestDogfoodJUnit(t *testing.T) {
 	}
 	if doc.Tests != 42 || doc.Failures != 0 || len(doc.Suites) != 5 {
 		t.Errorf("tests %d failures %d suites %d, want 42 0 5", doc.Tests, doc.Failures, len(doc.Suites))
+	}
+}
+
+// TestTestSameFromAnyFolder runs the example tests from the repository's
+// root, from inside testdata, and on a copy of testdata under another
+// name, from beside it and from inside it, by relative and absolute
+// paths: the results are the same, all passing (SPEC §5.1: the paths of
+// a case's want.source are relative to the case file). They gave 31
+// passed and 11 failed anywhere but the root, when want.source named
+// paths as the root's run gives them to the compiler.
+func TestTestSameFromAnyFolder(t *testing.T) {
+	testdata, err := filepath.Abs("../../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "examples copy")
+	if err := os.CopyFS(other, os.DirFS(testdata)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, dir, path string }{
+		{"the repository's root", filepath.Dir(testdata), "testdata/"},
+		{"inside testdata", testdata, "."},
+		{"inside testdata/cases", filepath.Join(testdata, "cases"), ".."},
+		{"beside a copy under another name", filepath.Dir(other), "examples copy"},
+		{"inside the copy", other, "."},
+		{"anywhere, the copy's absolute path", testdata, other},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Chdir(c.dir)
+			code, stdout, stderr := runTestCLI(t, "test", "--coverage", c.path)
+			if code != exitOK || !strings.HasSuffix(stdout, "\n42 passed, 0 failed\n") || stderr != "" {
+				t.Errorf("exit %d, stderr %q\n%s", code, stderr, stdout)
+			}
+		})
 	}
 }
