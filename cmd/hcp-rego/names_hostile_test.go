@@ -86,6 +86,11 @@ func TestHostileNamesPrintEscaped(t *testing.T) {
 		{name: "matrix", args: []string{"matrix", pack, "--grants", grants}},
 		{name: "matrix --format markdown", args: []string{"matrix", pack, "--grants", grants, "--format", "markdown"}},
 		{name: "eval --format pretty", args: []string{"eval", pack, "--grants", grants, "--input", input, "--format", "pretty", "--explain"}},
+		// Names given on the command line, in the system's own errors.
+		{name: "build -o into no folder", args: []string{"build", pack, "--grants", grants, "-o", filepath.Join(dir, "gone", hostileName)}},
+		{name: "eval --bundle missing", args: []string{"eval", "--bundle", hostileName, "--input", input}},
+		{name: "eval --input missing", args: []string{"eval", pack, "--input", hostileName}},
+		{name: "pull -o into no folder", args: []string{"pull", "127.0.0.1:1/x:y", "-o", filepath.Join(dir, "gone", hostileName)}},
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {

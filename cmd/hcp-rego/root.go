@@ -34,21 +34,30 @@ func run(args []string, s streams) int {
 		code, msg = exitBadInput, fmt.Sprintf("write standard output: %v", source.Pathless(out.err))
 	}
 	if msg != "" {
-		fmt.Fprintln(s.err, escapedLines(msg))
+		fmt.Fprintln(s.err, errorText(err, msg))
 	}
 	return code
 }
 
-// escapedLines is msg with every line Escaped: an error that is not a
-// source error (OPA's, the system's) may quote a name holding an escape,
-// which must not reach the terminal raw (SPEC §5). Source errors escape
-// their line breaks too, where they are made.
-func escapedLines(msg string) string {
-	lines := strings.Split(msg, "\n")
-	for i, line := range lines {
-		lines[i] = source.Escaped(line)
+// errorText is what stderr shows of err, printable and with no line an
+// input can start (SPEC §5): the problems of a source.Errors each on its
+// line (each is made printable where it is made), and everything else,
+// a message that names a file as the system or OPA does, escaped whole,
+// its line breaks written \n.
+func errorText(err error, msg string) string {
+	var errs source.Errors
+	var one *source.Error
+	inner := ""
+	switch {
+	case errors.As(err, &errs):
+		inner = errs.Error()
+	case errors.As(err, &one):
+		inner = one.Error()
 	}
-	return strings.Join(lines, "\n")
+	if inner != "" && strings.HasSuffix(msg, inner) {
+		return source.Escaped(strings.TrimSuffix(msg, inner)) + inner
+	}
+	return source.Escaped(msg)
 }
 
 // outputWriter passes writes on to w until one fails, and keeps that
