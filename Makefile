@@ -47,7 +47,7 @@ lint: ## gofmt and go vet
 fuzz: ## run each fuzz target for FUZZTIME
 	./scripts/fuzz.sh $(FUZZTIME)
 
-bench: ## measure decisions, builds and activation at scale; print the ratio tables
+bench: ## measure decisions, builds, activation and rollouts at scale; print the tables
 	$(GO) run ./bench/report
 
 clean: ## remove build outputs
