@@ -48,7 +48,7 @@ lint: ## gofmt, go vet and staticcheck (pinned by a tool line in go.mod)
 fuzz: ## run each fuzz target for FUZZTIME
 	./scripts/fuzz.sh $(FUZZTIME)
 
-bench: ## measure decisions, builds and activation at scale; print the ratio tables
+bench: ## measure decisions, builds, activation and rollouts at scale; print the tables
 	$(GO) run ./bench/report
 
 clean: ## remove build outputs

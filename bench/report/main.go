@@ -4,7 +4,9 @@
 // build time and memory against `opa build` on the same output, and how
 // builds grow; OPA's activation of the large bundle; replay of a
 // million logged decisions against it; and its push, pull and rollout
-// through a loopback OCI registry. Every figure comes
+// through a loopback OCI registry; and rollouts of three sizes to a
+// sidecar polling an HTTP bundle server, checked decision by decision
+// while it replaces a revision. Every figure comes
 // from this run on this machine: the median of several runs, interleaved
 // so that a noisy moment of a shared machine falls on every policy alike.
 package main
@@ -21,12 +23,13 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
-	only := flag.String("only", "", "measure one table only: builds, rest, opa-bench, embedded, activation, replay or publishing")
+	only := flag.String("only", "", "measure one table only: builds, rest, opa-bench, embedded, activation, replay, publishing or rollout")
+	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade)")
 	flag.Parse()
 	if *quick {
 		*rounds = 1
 	}
-	if err := run(context.Background(), *quick, *rounds, *only); err != nil {
+	if err := run(context.Background(), *quick, *rounds, *only, *layout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -47,11 +50,15 @@ var steps = []step{
 	{"activation", activation},
 	{"replay", replayLarge},
 	{"publishing", publishing},
+	{"rollout", rollouts},
 }
 
-func run(ctx context.Context, quick bool, rounds int, only string) error {
+func run(ctx context.Context, quick bool, rounds int, only, layout string) error {
 	if only != "" && !slices.ContainsFunc(steps, func(s step) bool { return s.name == only }) {
 		return fmt.Errorf("-only %q: no such table", only)
+	}
+	if !slices.Contains([]string{layoutCurrent, layoutLegacy, layoutUpgrade}, layout) {
+		return fmt.Errorf("-layout %q: want %s, %s or %s", layout, layoutCurrent, layoutLegacy, layoutUpgrade)
 	}
 	work, err := os.MkdirTemp("", "hcp-rego-bench-")
 	if err != nil {
@@ -62,7 +69,7 @@ func run(ctx context.Context, quick bool, rounds int, only string) error {
 	if err != nil {
 		return err
 	}
-	t.quick = quick
+	t.quick, t.layout = quick, layout
 	sizes := standardSizes
 	if quick {
 		sizes = quickSizes
@@ -83,6 +90,9 @@ func run(ctx context.Context, quick bool, rounds int, only string) error {
 		}
 		if only == "" || step.name == only {
 			fmt.Println(tb.markdown())
+		}
+		if tb.failure != "" {
+			return fmt.Errorf("%s: %s", step.name, tb.failure)
 		}
 	}
 	return nil

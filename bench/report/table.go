@@ -12,6 +12,11 @@ type table struct {
 	header []string
 	rows   [][]string
 	notes  []string
+	// more are tables printed after this one's notes, as part of it.
+	more []table
+	// failure, when not "", is what the measurement found wrong: printed
+	// at the table's end, and it fails the report once the table is out.
+	failure string
 }
 
 func (t table) markdown() string {
@@ -22,6 +27,12 @@ func (t table) markdown() string {
 	}
 	for _, n := range t.notes {
 		fmt.Fprintf(&b, "\n%s\n", n)
+	}
+	for _, m := range t.more {
+		fmt.Fprintf(&b, "\n%s", m.markdown())
+	}
+	if t.failure != "" {
+		fmt.Fprintf(&b, "\n**FAILED: %s**\n", t.failure)
 	}
 	return b.String()
 }

@@ -26,6 +26,7 @@ type tools struct {
 	one    string            // the one-rule policy folder
 	rounds int               // runs of each measurement
 	quick  bool              // smaller sets and shorter runs
+	layout string            // the rollout table's bundle layout (-layout)
 }
 
 func newTools(ctx context.Context, work string, rounds int) (*tools, error) {
