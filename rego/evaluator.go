@@ -27,10 +27,12 @@ const query = "decision := data.hcp.authz.decision; gpars := [e | e := data.hcp.
 // (WithRuntimeGate).
 const gateQuery = query + "; runtime_confirm := [r | r := data.hcp.authz._confirm_reasons]"
 
-// Evaluator decides calls against one bundle. Its query is prepared once;
-// Decide is safe for concurrent use.
+// Evaluator decides calls, and lists what a principal may do, against one
+// bundle. Its queries are prepared once, over one compilation of the
+// bundle; Decide and Permissions are safe for concurrent use.
 type Evaluator struct {
 	prepared oparego.PreparedEvalQuery
+	listing  oparego.PreparedEvalQuery
 }
 
 // Result is one decision: the document of SPEC §3.6 and the GPARS error
@@ -68,8 +70,10 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 	// grant tables convert nothing (OPA's --optimize-store-for-read-speed).
 	store := inmem.NewFromObjectWithOpts(b.Data, inmem.OptReturnASTValuesOnRead(true))
 	q := query
+	compiler := ast.NewCompiler()
 	opts := []func(*oparego.Rego){
 		oparego.Store(store),
+		oparego.Compiler(compiler),
 		oparego.SetRegoVersion(ast.RegoV1),
 	}
 	inBundle := map[string]bool{}
@@ -102,7 +106,14 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 	if err != nil {
 		return nil, fmt.Errorf("prepare decision query: %w", err)
 	}
-	return &Evaluator{prepared: prepared}, nil
+	// The listing's query reuses the compiled modules: no module is
+	// given, so none is compiled again.
+	listing, err := oparego.New(oparego.Store(store), oparego.Compiler(compiler), oparego.SetRegoVersion(ast.RegoV1),
+		oparego.Query(permissionsQuery)).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prepare permissions query: %w", err)
+	}
+	return &Evaluator{prepared: prepared, listing: listing}, nil
 }
 
 // Decide evaluates the decision for input, a decoded JSON value.

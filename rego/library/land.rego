@@ -2,18 +2,16 @@
 # Each land needs its own fact; a missing fact denies.
 package hcp.authz
 
-_land_ok if {
-	_row.land == "personal"
-	input.owner == input.principal.id
-}
+_land_ok if _land_holds(_row.land)
 
-_land_ok if {
-	_row.land == "brain"
-	input.project_id in input.principal.projects
-}
+# _land_holds holds when the input gives the fact that land needs: a
+# function of the land, so that a listing (permissions.rego) checks each
+# land once for all the pack's commands.
+_land_holds("personal") if input.owner == input.principal.id
 
-_land_ok if {
-	_row.land == "local"
+_land_holds("brain") if input.project_id in input.principal.projects
+
+_land_holds("local") if {
 	root := input.workspace.root
 	_clean_path(root)
 	every path in object.get(input.workspace, "paths", []) {

@@ -12,7 +12,7 @@ import (
 )
 
 // entryPoints are the rules a sidecar's caller may query.
-var entryPoints = []string{"allow", "decision", "gpars_error"}
+var entryPoints = []string{"allow", "decision", "gpars_error", "permissions"}
 
 // TestEntryPointsAnnotated holds the library to what an auditor and OPA's
 // tools read (opa inspect -a, opa build -e): every entry point carries

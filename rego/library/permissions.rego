@@ -1,0 +1,142 @@
+# What a principal may do in one pack (docs/permissions.md): the decision
+# of every command and trigger of the pack for one input, in one query, for
+# operators' consoles. The agent is never told its permissions: a runtime
+# must not pass the listing on to it.
+package hcp.authz
+
+# METADATA
+# title: permissions
+# description: |
+#   For the input's principal, land facts, mode and reachability, every
+#   command and trigger of the pack with the decision a call with no args,
+#   confirm, apply or allow rule would get: its code, disposition
+#   (allow, ask or deny), capability, source and reasons. Defined for
+#   every input: code is ok, invalid_input or unknown_pack.
+# entrypoint: true
+default permissions := {"code": "invalid_input", "verbs": {}, "stimuli": {}}
+
+permissions := {"pack_id": input.pack_id, "code": "unknown_pack", "verbs": {}, "stimuli": {}} if {
+	_listing_well_formed
+	not data.hcp.packs[input.pack_id]
+}
+
+permissions := {"pack_id": input.pack_id, "code": "ok", "verbs": verbs, "stimuli": stimuli} if {
+	_listing_well_formed
+	pack := data.hcp.packs[input.pack_id].pack
+	verbs := {key: _entry({"verb_key": key}, ["v", key], text, pack.policy_file) | some key, text in pack.verbs}
+	stimuli := {key: _entry({"stimulus": key}, ["s", key], text, pack.policy_file) | some key, text in pack.stimuli}
+}
+
+# _listing_well_formed holds when the input, its key aside, is a well-formed
+# decision input: the decision's own check, given the input with a key.
+_listing_well_formed if {
+	is_object(input)
+	probe := object.union(object.remove(input, ["verb_key", "stimulus"]), {"verb_key": "-"})
+	_well_formed with input as probe
+}
+
+# _entry is the listing's entry for one command or trigger: call names it
+# as an input does, slot is where the grant tables hold it, text is its row
+# (row.rego) and file the pack's policy file. The chain runs from pack_unavailable on, as it does for a
+# call whose row exists.
+_entry(call, slot, text, file) := {
+	"disposition": object.get({"allowed": "allow", "confirm_required": "ask"}, step.code, "deny"),
+	"code": step.code,
+	"capability": words[3],
+	"source": step.source,
+	"reasons": step.reasons,
+} if {
+	words := split(split(text, "\n")[0], " ")
+	row := {"row": concat(":", [file, words[4]])}
+	step := _listing_step(call, slot, words, row)
+}
+
+# _listing_step is the first step that fails, with the source and reasons
+# the decision would carry.
+_listing_step(call, slot, words, row) := {"code": "pack_unavailable", "source": row, "reasons": []} if {
+	input.pack_reachable == false
+} else := {"code": "capability_required", "source": row, "reasons": []} if {
+	count(_listing_positions(slot, words[3])) == 0
+} else := _granted_step(call, words, object.union(row, {"grant": _position_text(min(_listing_positions(slot, words[3])))}))
+
+# _granted_step runs the steps after the capability: land, the runtime's
+# deny rules, the confirm gate. The runtime's rules see the input a call
+# of this key would carry (_keyed).
+_granted_step(call, words, source) := {"code": "land_denied", "source": source, "reasons": []} if {
+	not _land_holds(words[1])
+} else := {"code": "runtime_denied", "source": source, "reasons": deny} if {
+	deny := _key_reasons(call).deny
+	deny != []
+} else := {"code": "confirm_required", "source": source, "reasons": reasons} if {
+	confirm := _key_reasons(call).confirm
+	not _listing_gate_passed(words[2], confirm)
+	reasons := _listing_gate_reasons(words[2], confirm)
+} else := {"code": "allowed", "source": source, "reasons": []}
+
+# _key_reasons are the runtime's deny and confirm reasons for a call of
+# this key with no args, confirm, apply or allow rule: [] where a rule is
+# undefined, as in the decision.
+_key_reasons(call) := {"deny": deny, "confirm": confirm} if {
+	keyed := object.union(_listing_base, call)
+	deny := object.get({"r": r | r := _deny_reasons with input as keyed}, "r", [])
+	confirm := object.get({"r": r | r := _confirm_reasons with input as keyed}, "r", [])
+}
+
+# _listing_base is the input a call of the pack would carry, its key aside:
+# the listing's input with args {} and no confirm, apply or allow rules.
+_listing_base := object.union(
+	object.remove(input, ["verb_key", "stimulus", "confirm", "apply", "access"]),
+	{"args": {}, "access": object.remove(input.access, ["allow"])},
+) if {
+	_ = input.access
+} else := object.union(object.remove(input, ["verb_key", "stimulus", "confirm", "apply"]), {"args": {}})
+
+# _listing_gate_passed is _gate_passed for a call with no confirm, apply or
+# allow rule: a gate, the row's or a runtime's, passes only a "true" gate in
+# mode run.
+_listing_gate_passed("false", [])
+
+_listing_gate_passed(gate, _) if {
+	input.access.mode == "run"
+	gate != "always"
+}
+
+# _listing_gate_reasons are a confirm_required's reasons: the runtime's when
+# its rule, not the row, put the gate there.
+_listing_gate_reasons("false", confirm) := confirm
+
+_listing_gate_reasons(gate, _) := [] if gate != "false"
+
+# _listing_positions are the positions of the grants that give the
+# capability in slot, as _grant finds them: in the principal's and its
+# roles' scopes, or, when no principal: or role: grant applies to the
+# principal, in the default scope; an empty set when none does. The scopes
+# are looked up once a listing, and their capability entries once a
+# capability.
+_listing_positions(slot, capability) := named if {
+	named := {i | some s in _named_scopes; i := s[slot[0]][slot[1]]} | _named_capability(capability)
+	count(named) > 0
+} else := {i | some s in _default_scopes; some [kind, name] in [slot, ["c", capability]]; i := s[kind][name]}
+
+_named_capability(capability) := {i | some s in _named_scopes; i := s.c[capability]}
+
+# _named_scopes are the scope tables of the principal and its roles in the
+# input's pack, each its tenant's scope where the table has one.
+_named_scopes contains s if {
+	t := data.hcp_grants.principal[input.principal.id][input.pack_id]
+	s := object.get(t, ["t", _tenant], t)
+}
+
+_named_scopes contains s if {
+	some role in input.principal.roles
+	t := data.hcp_grants.role[role][input.pack_id]
+	s := object.get(t, ["t", _tenant], t)
+}
+
+# _default_scopes holds the pack's default scope when default grants count
+# for the principal.
+_default_scopes contains s if {
+	not _named
+	t := data.hcp_grants.default[input.pack_id]
+	s := object.get(t, ["t", _tenant], t)
+}
