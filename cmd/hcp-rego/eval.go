@@ -77,6 +77,9 @@ is bad input (exit 2).`,
 }
 
 func runEval(ctx context.Context, s streams, o evalOptions) error {
+	if o.format != "json" && o.format != "pretty" {
+		return badInput(fmt.Errorf("--format %q: want json or pretty", o.format))
+	}
 	if err := o.check(); err != nil {
 		return badInput(err)
 	}
@@ -117,10 +120,9 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	return nil
 }
 
+// check refuses flags that name no policy, or two, or verify nothing.
 func (o evalOptions) check() error {
 	switch {
-	case o.format != "json" && o.format != "pretty":
-		return fmt.Errorf("--format %q: want json or pretty", o.format)
 	case o.bundle != "" && (len(o.packs) > 0 || len(o.grants) > 0):
 		return errors.New("give either --bundle or PACK_DIR... and --grants, not both")
 	case checkVerification(o.verify) != nil:
