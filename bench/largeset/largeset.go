@@ -67,6 +67,9 @@ func VerbKey(j int) string {
 	return fmt.Sprintf("op%02d.run", j)
 }
 
+// TriggerKey names trigger t of a pack.
+func TriggerKey(t int) string { return fmt.Sprintf("event%d", t) }
+
 // row describes command j: its operation, land and confirm value.
 func row(j int) (op, land string, confirm any) {
 	lands := []string{"personal", "brain", "local"}
@@ -102,7 +105,7 @@ func writePack(dir, id string, s Spec, r *rand.Rand) error {
 	}
 	commands["connect"] = map[string]any{"connect": true}
 	for t := range s.Triggers {
-		key := fmt.Sprintf("event%d", t)
+		key := TriggerKey(t)
 		stimuli[key] = map[string]any{"operation": "read", "privacy": map[string]any{"land": []string{"personal", "brain"}[t%2]}}
 		triggers = append(triggers, map[string]any{"ref": key})
 	}

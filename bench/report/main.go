@@ -23,7 +23,7 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
-	only := flag.String("only", "", "measure one table only: builds, rest, opa-bench, embedded, activation, replay, publishing or rollout")
+	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, publishing or rollout")
 	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade)")
 	flag.Parse()
 	if *quick {
@@ -45,6 +45,7 @@ type step struct {
 var steps = []step{
 	{"builds", builds},
 	{"rest", latencyREST},
+	{"permissions", listingVsDecisions},
 	{"opa-bench", latencyInOPA},
 	{"embedded", latencyEmbedded},
 	{"activation", activation},
