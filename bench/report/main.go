@@ -1,6 +1,7 @@
 // Command report measures hcp-rego at scale and prints the table of
 // `make bench`: decision latency in a real OPA and in the embedded
 // evaluator, as ratios to a one-rule policy measured in the same run;
+// a listing of what a principal may do against decisions one by one;
 // build time and memory against `opa build` on the same output, and how
 // builds grow; OPA's activation of the large bundle; replay of a
 // million logged decisions against it; and its push, pull and rollout
