@@ -6,7 +6,7 @@ GRANTS   := --grants testdata/grants/acme.json --grants testdata/grants/defaults
 FUZZTIME ?= 20s
 # The harnesses' own npm packages (Gemini CLI core, Codex), pinned, that the
 # export tests load exported files with.
-HARNESS  := export/testdata/_harness
+HARNESS  := internal/export/testdata/_harness
 NPM      ?= npm
 
 .PHONY: help build test demo lint fuzz bench clean harness
@@ -45,11 +45,22 @@ lint: ## gofmt, go vet and staticcheck (pinned by a tool line in go.mod)
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
+# Every fuzz target of the module, for FUZZTIME of fuzzing each and at most
+# FUZZMINIMIZETIME to minimize each new corpus entry (Go otherwise allows
+# a minute each, so a short run would mostly minimize). A failing input is
+# kept under its package's testdata/fuzz/<target>/, where go test (and so
+# make test) replays it from then on.
+FUZZMINIMIZETIME ?= 5s
 fuzz: ## run each fuzz target for FUZZTIME
-	./scripts/fuzz.sh $(FUZZTIME)
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$target ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg; \
+	  done; \
+	done
 
 bench: ## measure decisions, builds, activation and rollouts at scale; print the tables
-	$(GO) run ./bench/report
+	$(GO) run ./internal/bench/report
 
 clean: ## remove build outputs
 	rm -rf bin dist

@@ -13,7 +13,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // Files returns the files of b as a bundle directory holds them, by
@@ -120,7 +120,7 @@ func WriteDir(dir string, b *bundle.Bundle) (err error) {
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(target), tempPattern(target))
 	if err != nil {
-		return fmt.Errorf("write %s: %w", dir, source.Pathless(err))
+		return fmt.Errorf("write %s: %w", dir, problem.Pathless(err))
 	}
 	defer func() {
 		if err != nil {
@@ -158,14 +158,14 @@ func replaceable(target string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, source.Pathless(err)
+		return false, problem.Pathless(err)
 	}
 	if !info.IsDir() {
 		return false, errors.New("exists and is not a directory")
 	}
 	entries, err := os.ReadDir(target)
 	if err != nil {
-		return false, source.Pathless(err)
+		return false, problem.Pathless(err)
 	}
 	if len(entries) > 0 && !ours(target) {
 		return false, errors.New("exists and is not a bundle directory that hcp-rego wrote; remove it or choose another")

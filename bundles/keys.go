@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // Algorithms are the signature algorithms a bundle may be signed and
@@ -46,7 +46,7 @@ func isHMAC(alg string) bool { return strings.HasPrefix(alg, "HS") }
 func readKey(path string) ([]byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, source.Pathless(err)
+		return nil, problem.Pathless(err)
 	}
 	if !info.Mode().IsRegular() {
 		return nil, errors.New("not a regular file")
@@ -56,7 +56,7 @@ func readKey(path string) ([]byte, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, source.Pathless(err)
+		return nil, problem.Pathless(err)
 	}
 	if len(data) == 0 {
 		return nil, errors.New("empty")

@@ -14,7 +14,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/loader/filter"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // Limits bound what Read reads of a bundle, uncompressed, counted as the
@@ -38,7 +39,7 @@ type Limits struct {
 	// OPA's reader allocates 3.1 GB.
 	Values int64
 	// Terms bounds the terms that the bundle's Rego modules can make, all
-	// together, counted as source.RegoTerms counts them before OPA parses
+	// together, counted as regolimit.RegoTerms counts them before OPA parses
 	// a module. What OPA's parser holds is terms, not bytes: a module of
 	// 4 MB of [0,0,...] is 2 million terms, for which eval took 1.7 GB.
 	Terms int64
@@ -69,13 +70,13 @@ const bytesPerValue = 3
 
 // bytesPerTerm is how many bytes of a bundle, in all, the limit of terms
 // allows one term of its Rego modules: 256, or 1,048,576 terms in
-// DefaultLimits. Measured with source.RegoTerms (comments count one
+// DefaultLimits. Measured with regolimit.RegoTerms (comments count one
 // each), the embedded library makes 4,912 terms in 24 KB, and the pack
 // modules hcp-rego generates a term every 54 bytes: the 1000-pack set of
 // bench/largeset 188,912 terms with the library in 10 MB of modules (a
 // bundle of 22 MB), the 3000-pack set 556,912 in 30 MB (a bundle of 50
 // MB). The default is 1.9 times the 3000-pack set. OPA holds at most about 1.2 KB a term (long arrays of
-// numbers or strings; see source.MaxRegoTerms), 1.3 GB at the limit.
+// numbers or strings; see regolimit.MaxRegoTerms), 1.3 GB at the limit.
 const bytesPerTerm = 256
 
 // EntryBytes is what each entry of a bundle counts against the limit in
@@ -124,19 +125,19 @@ type LimitError struct {
 	// Terms is true when File, a Rego module, takes the bundle past its
 	// limit of terms, at Pos.
 	Terms bool
-	Pos   source.Pos
+	Pos   problem.Pos
 }
 
 func (e *LimitError) Error() string {
 	switch {
 	case e.Terms:
-		return fmt.Sprintf("%s: bundle refused: %s:%d:%d takes its Rego modules past the limit of %d terms in all (identifiers, numbers, strings, brackets and operators)", e.Path, source.Printable(strings.TrimPrefix(e.File, "/")), e.Pos.Line, e.Pos.Col, e.Limit)
+		return fmt.Sprintf("%s: bundle refused: %s:%d:%d takes its Rego modules past the limit of %d terms in all (identifiers, numbers, strings, brackets and operators)", e.Path, printable.Quote(strings.TrimPrefix(e.File, "/")), e.Pos.Line, e.Pos.Col, e.Limit)
 	case e.Values:
-		return fmt.Sprintf("%s: bundle refused: %s takes its JSON files past the limit of %d values in all (member names count as values)", e.Path, source.Printable(strings.TrimPrefix(e.File, "/")), e.Limit)
+		return fmt.Sprintf("%s: bundle refused: %s takes its JSON files past the limit of %d values in all (member names count as values)", e.Path, printable.Quote(strings.TrimPrefix(e.File, "/")), e.Limit)
 	case e.Archive:
 		return fmt.Sprintf("%s: bundle refused: the archive is larger than %s, compressed or not (twice the limit of %s in all)", e.Path, sizeText(e.Limit), sizeText(e.Limit/2))
 	case e.File != "":
-		return fmt.Sprintf("%s: bundle refused: %s is larger than the limit of %s for one file", e.Path, source.Printable(strings.TrimPrefix(e.File, "/")), sizeText(e.Limit))
+		return fmt.Sprintf("%s: bundle refused: %s is larger than the limit of %s for one file", e.Path, printable.Quote(strings.TrimPrefix(e.File, "/")), sizeText(e.Limit))
 	}
 	return fmt.Sprintf("%s: bundle refused: its files are larger than the limit of %s in all, uncompressed, each entry counted as 1 KiB besides its content", e.Path, sizeText(e.Limit))
 }
@@ -278,7 +279,7 @@ func tarballFiles(r io.Reader, b *budget) *files {
 			}
 			buf, err := b.read(hdr.Name, hdr.Size, func(w io.Writer, n int64) (int64, error) { return io.CopyN(w, tr, n) })
 			if err != nil {
-				return nil, fmt.Errorf("failed to copy file %s: %w", source.Printable(hdr.Name), err)
+				return nil, fmt.Errorf("failed to copy file %s: %w", printable.Quote(hdr.Name), err)
 			}
 			return bundle.NewDescriptor(filepath.Join("", hdr.Name), hdr.Name, buf), nil
 		}

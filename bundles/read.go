@@ -9,7 +9,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
+	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 )
 
 // Verification says how Read checks a bundle's signature, as an OPA
@@ -145,14 +146,14 @@ func readWith(name string, loader bundle.DirectoryLoader, cfg *bundle.Verificati
 }
 
 // checkBodies refuses a bundle with a module body that OPA would take
-// too long to compile (source.CheckBodies), naming it inside name.
+// too long to compile (regolimit.CheckBodies), naming it inside name.
 func checkBodies(name string, b *bundle.Bundle) error {
 	for _, m := range b.Modules {
 		if m.Parsed == nil {
 			continue
 		}
-		if err := source.CheckBodies(m.Path, m.Parsed); err != nil {
-			return source.InModule(name+": bundle refused", err)
+		if err := regolimit.CheckBodies(m.Path, m.Parsed); err != nil {
+			return problem.InModule(name+": bundle refused", err)
 		}
 	}
 	return nil
@@ -163,15 +164,15 @@ func checkBodies(name string, b *bundle.Bundle) error {
 // ("b.tar.gz: bundle refused: hcp/authz/gate.rego:4:4: ..."), one problem a
 // line, without the source lines OPA quotes.
 func refused(path string, err error) error {
-	var errs source.Errors
-	errs.Merge("", source.OPAErrors("", err))
-	var out source.Errors
+	var errs problem.Errors
+	errs.Merge("", problem.OPAErrors("", err))
+	var out problem.Errors
 	for _, e := range errs {
 		if e.File == "" {
-			out.Add(path, source.Pos{}, "bundle refused: %s", e.Msg)
+			out.Add(path, problem.Pos{}, "bundle refused: %s", e.Msg)
 			continue
 		}
-		out = append(out, source.InModule(path+": bundle refused", e))
+		out = append(out, problem.InModule(path+": bundle refused", e))
 	}
 	return out.Err()
 }
@@ -219,14 +220,14 @@ func hasLibrary(b *bundle.Bundle) bool {
 func open(path string, b *budget) (bundle.DirectoryLoader, func(), error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, source.Pathless(err)
+		return nil, nil, problem.Pathless(err)
 	}
 	if info.IsDir() {
 		return folderFiles(path, b), func() {}, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, source.Pathless(err)
+		return nil, nil, problem.Pathless(err)
 	}
 	return tarballFiles(f, b), func() { f.Close() }, nil
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // ReadTarballFile reads the bytes of the bundle tarball at path, to be
@@ -17,12 +17,12 @@ import (
 func ReadTarballFile(path string, lim Limits) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, source.Pathless(err))
+		return nil, fmt.Errorf("%s: %w", path, problem.Pathless(err))
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, source.Pathless(err))
+		return nil, fmt.Errorf("%s: %w", path, problem.Pathless(err))
 	}
 	switch {
 	case info.IsDir():
@@ -37,7 +37,7 @@ func ReadTarballFile(path string, lim Limits) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: read: %w", path, source.Pathless(err))
+		return nil, fmt.Errorf("%s: read: %w", path, problem.Pathless(err))
 	}
 	if int64(len(data)) > limit {
 		return nil, over

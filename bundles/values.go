@@ -12,7 +12,10 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/open-policy-agent/opa/v1/bundle"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
+	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 )
 
 // The files of a bundle that OPA's reader parses into values, by their
@@ -79,7 +82,7 @@ func (b *budget) countValues(name string, data []byte) error {
 			return b.notJSON(name, data, err)
 		}
 		if _, n := dec.StackIndex(0); n > 1 {
-			return &DataError{Path: b.path, File: name, Pos: source.PosAt(data, start), Msg: "invalid JSON: more than one value"}
+			return &DataError{Path: b.path, File: name, Pos: document.PosAt(data, start), Msg: "invalid JSON: more than one value"}
 		}
 		switch tok.Kind() {
 		case '}', ']':
@@ -154,7 +157,7 @@ func (b *budget) notJSON(name string, data []byte, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		msg = "unexpected end of file"
 	}
-	return &DataError{Path: b.path, File: name, Pos: source.PosAt(data, int(at)), Msg: "invalid JSON: " + msg}
+	return &DataError{Path: b.path, File: name, Pos: document.PosAt(data, int(at)), Msg: "invalid JSON: " + msg}
 }
 
 // tokenStart is the offset at which the token after offset starts: past
@@ -170,14 +173,14 @@ func tokenStart(data []byte, offset int64) int {
 // DataError is Read's error for a file of a bundle whose values cannot be
 // counted before OPA's reader parses them.
 type DataError struct {
-	Path string     // the bundle
-	File string     // the file, as the bundle names it
-	Pos  source.Pos // where in the file, when there is a place
+	Path string      // the bundle
+	File string      // the file, as the bundle names it
+	Pos  problem.Pos // where in the file, when there is a place
 	Msg  string
 }
 
 func (e *DataError) Error() string {
-	file := source.Printable(strings.TrimPrefix(e.File, "/"))
+	file := printable.Quote(strings.TrimPrefix(e.File, "/"))
 	if e.Pos.Line == 0 {
 		return fmt.Sprintf("%s: bundle refused: %s: %s", e.Path, file, e.Msg)
 	}
@@ -186,16 +189,16 @@ func (e *DataError) Error() string {
 
 // countTerms counts, against the budget's limit of terms, the terms of
 // the bundle file name when it is a Rego module, which OPA parses when
-// the bundle is used (source.RegoTerms): a module that takes the bundle
+// the bundle is used (regolimit.RegoTerms): a module that takes the bundle
 // past the limit is refused, at the token that passes it, before anything
 // is parsed.
 func (b *budget) countTerms(name string, data []byte) error {
 	if !strings.HasSuffix(name, bundle.RegoExt) {
 		return nil
 	}
-	n, at := source.RegoTerms(data, b.lim.Terms-b.terms)
+	n, at := regolimit.RegoTerms(data, b.lim.Terms-b.terms)
 	if at >= 0 {
-		return &LimitError{Path: b.path, File: name, Limit: b.lim.Terms, Terms: true, Pos: source.PosAt(data, at)}
+		return &LimitError{Path: b.path, File: name, Limit: b.lim.Terms, Terms: true, Pos: document.PosAt(data, at)}
 	}
 	b.terms += n
 	return nil

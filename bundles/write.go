@@ -11,7 +11,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // Build signs b (compile.Compile's output), when signing is given, and
@@ -69,11 +69,11 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dest), tempPattern(dest))
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, source.Pathless(err))
+		return fmt.Errorf("write %s: %w", path, problem.Pathless(err))
 	}
 	if err := fill(tmp, data, perm); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, source.Pathless(err))
+		return fmt.Errorf("write %s: %w", path, problem.Pathless(err))
 	}
 	if err = os.Rename(tmp.Name(), dest); err != nil {
 		os.Remove(tmp.Name())
@@ -120,7 +120,7 @@ func writeTarget(path string) (string, fs.FileMode, error) {
 		return path, 0o644, nil
 	}
 	if err != nil {
-		return "", 0, source.Pathless(err)
+		return "", 0, problem.Pathless(err)
 	}
 	dest := path
 	if info.Mode()&fs.ModeSymlink != 0 {
@@ -132,7 +132,7 @@ func writeTarget(path string) (string, fs.FileMode, error) {
 			info, err = os.Stat(dest)
 		}
 		if err != nil {
-			return "", 0, source.Pathless(err)
+			return "", 0, problem.Pathless(err)
 		}
 	}
 	switch {

@@ -11,9 +11,9 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
-	"github.com/hcp-rego/hcp-rego/bench/largeset"
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/bench/largeset"
 	"github.com/hcp-rego/hcp-rego/internal/bundletest"
 )
 

@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // isPackDir reports whether dir holds a pack's policy.json or
@@ -56,7 +57,7 @@ func PackDirs(args []string) ([]string, error) {
 		args = []string{"."}
 	}
 	var dirs []string
-	var errs source.Errors
+	var errs problem.Errors
 	for _, arg := range args {
 		info, err := os.Stat(arg)
 		var pack bool
@@ -68,16 +69,16 @@ func PackDirs(args []string) ([]string, error) {
 		}
 		switch {
 		case err != nil:
-			errs.Add(arg, source.Pos{}, "%s", source.Describe(err, "no such pack folder"))
+			errs.Add(arg, problem.Pos{}, "%s", problem.Describe(err, "no such pack folder"))
 		case !info.IsDir():
-			errs.Add(arg, source.Pos{}, "is a file, want a pack folder")
+			errs.Add(arg, problem.Pos{}, "is a file, want a pack folder")
 		case pack:
 			dirs = append(dirs, Tidy(arg))
 		default:
 			found, err := findPacks(arg)
 			errs.Merge(arg, err)
 			if err == nil && len(found) == 0 {
-				errs.Add(arg, source.Pos{}, "no pack (a folder with policy.json) here or below")
+				errs.Add(arg, problem.Pos{}, "no pack (a folder with policy.json) here or below")
 			}
 			dirs = append(dirs, found...)
 		}
@@ -147,7 +148,7 @@ func SamePath(path string) string {
 // a problem, and the walk goes on past it.
 func findPacks(root string) ([]string, error) {
 	var dirs []string
-	var errs source.Errors
+	var errs problem.Errors
 	err := WalkLinks(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return skipUnreadable(root, path, d, err, &errs)
@@ -185,7 +186,7 @@ type Found struct {
 	// A broken file is not a folder left unwalked.
 	Incomplete bool
 
-	errs source.Errors
+	errs problem.Errors
 }
 
 // Discover walks each root for packs, grant files (any other *.json whose
@@ -194,10 +195,10 @@ type Found struct {
 // overlap, and tidied as command-line paths are.
 func Discover(roots []string) (*Found, error) {
 	f := &Found{}
-	var errs source.Errors
+	var errs problem.Errors
 	for _, root := range roots {
 		if _, err := os.Stat(root); err != nil {
-			errs.Add(root, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
+			errs.Add(root, problem.Pos{}, "%s", problem.Describe(err, "no such file or folder"))
 			f.Incomplete = true
 			continue
 		}
@@ -266,11 +267,11 @@ func isCaseFile(name string) bool {
 // array. A file that does not parse counts as a broken grant file when it
 // mentions "grants", so that a typo cannot silently drop a grant set.
 func looksLikeGrantFile(path string) (bool, error) {
-	data, err := source.ReadFile(path)
+	data, err := document.ReadFile(path)
 	if err != nil {
 		return false, err
 	}
-	root, err := source.ParseJSON(path, data, nil) // a file at a time, each dropped
+	root, err := document.ParseJSON(path, data, nil) // a file at a time, each dropped
 	if err != nil {
 		if bytes.Contains(data, []byte(`"grants"`)) {
 			return false, err
@@ -290,12 +291,12 @@ func walkProblem(root string, err error) error {
 	if errors.As(err, &pe) {
 		root = pe.Path
 	}
-	return &source.Error{File: filepath.ToSlash(root), Msg: source.Describe(err, "no such file or folder")}
+	return &problem.Error{File: filepath.ToSlash(root), Msg: problem.Describe(err, "no such file or folder")}
 }
 
 // skipUnreadable records a folder below root that a walk could not read
 // and skips it, so that the walk goes on; the root itself (d nil) ends it.
-func skipUnreadable(root, path string, d fs.DirEntry, err error, errs *source.Errors) error {
+func skipUnreadable(root, path string, d fs.DirEntry, err error, errs *problem.Errors) error {
 	if d == nil || path == root {
 		return err
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"
 
-	"github.com/hcp-rego/hcp-rego/bench/largeset"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/bench/largeset"
 )
 
 // checkFormatted holds every pack module of m to the bytes format.Source

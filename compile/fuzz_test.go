@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
-	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // The loaders' fuzz targets. Each writes the fuzzed file (and a partner
@@ -131,12 +131,12 @@ func checkPack(t *testing.T, manifest, policy []byte) {
 // a position inside it (line and column in range) or at none.
 func checkErrors(t *testing.T, err error, files map[string][]byte) {
 	t.Helper()
-	var list source.Errors
-	var one *source.Error
+	var list problem.Errors
+	var one *problem.Error
 	switch {
 	case errors.As(err, &list):
 	case errors.As(err, &one):
-		list = source.Errors{one}
+		list = problem.Errors{one}
 	default:
 		t.Fatalf("error of type %T, not a source error: %v", err, err)
 	}
@@ -148,7 +148,7 @@ func checkErrors(t *testing.T, err error, files map[string][]byte) {
 		if !ok {
 			t.Fatalf("error names %q, not one of the files: %v", e.File, e)
 		}
-		if e.Pos == (source.Pos{}) {
+		if e.Pos == (problem.Pos{}) {
 			continue
 		}
 		lines := treetest.Lines(string(data))

@@ -1,13 +1,13 @@
 package compile
 
 import (
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/document"
 )
 
 // loadGrants reads and validates one grant file and returns its grants,
 // numbered from 1 in the file (Load gives them their place in the run),
 // and the file's sha256.
-func loadGrants(path string, budget *source.Budget) ([]*Grant, string, error) {
+func loadGrants(path string, budget *document.Budget) ([]*Grant, string, error) {
 	root, sum, err := readChecked(path, "grants", budget)
 	if err != nil {
 		return nil, "", err
@@ -35,6 +35,6 @@ func loadGrants(path string, budget *source.Budget) ([]*Grant, string, error) {
 // a "grants" member of another type makes a broken grant file, which
 // loading then reports, rather than a file silently passed over: a grant
 // set dropped by a typo can change decisions (default grants take over).
-func isGrantFile(root *source.Node) bool {
+func isGrantFile(root *document.Node) bool {
 	return root.Field("grants") != nil
 }

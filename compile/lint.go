@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // Lint checks every pack read for the coverage and consistency rules of
@@ -18,7 +18,7 @@ func (s *Sources) Lint() error {
 	if s.checked != nil {
 		return nil
 	}
-	var errs source.Errors
+	var errs problem.Errors
 	for _, p := range slices.Concat(s.packs, s.dropped) {
 		p.lintCoverage(&errs)
 		p.lintRows(&errs)
@@ -34,7 +34,7 @@ func (s *Sources) Lint() error {
 
 // lintCoverage checks that policy and manifest name the same commands and
 // triggers, and that surface_id is the manifest id.
-func (p *Pack) lintCoverage(errs *source.Errors) {
+func (p *Pack) lintCoverage(errs *problem.Errors) {
 	if sid := p.policy.Field("surface_id"); sid.Text != p.ID {
 		errs.Add(p.PolicyFile, sid.Pos, "policy surface_id %q !== %q", sid.Text, p.ID)
 	}
@@ -63,7 +63,7 @@ func (p *Pack) lintCoverage(errs *source.Errors) {
 // lintRows checks each row for what the seed's rules imply: confirm only on
 // writes, triggers only read, connect commands write, and a confirm gate
 // that the command's CLI face can pass.
-func (p *Pack) lintRows(errs *source.Errors) {
+func (p *Pack) lintRows(errs *problem.Errors) {
 	for _, k := range []Kind{Verb, Stimulus} {
 		for _, r := range p.Rows(k) {
 			noun := "verb"
@@ -94,7 +94,7 @@ func takesConfirm(cli []string) bool {
 
 // lintTarget checks that a grant names a pack, verb or trigger that
 // exists.
-func (g *Grant) lintTarget(s *Sources, errs *source.Errors) {
+func (g *Grant) lintTarget(s *Sources, errs *problem.Errors) {
 	p := s.Pack(g.PackID)
 	switch {
 	case p == nil:
@@ -107,7 +107,7 @@ func (g *Grant) lintTarget(s *Sources, errs *source.Errors) {
 }
 
 // lintScope checks that a grant's capabilities fit its scope.
-func (g *Grant) lintScope(errs *source.Errors) {
+func (g *Grant) lintScope(errs *problem.Errors) {
 	for i, c := range g.Capabilities {
 		pos := g.node.Field("capabilities").Items[i].Pos
 		switch {

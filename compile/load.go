@@ -8,14 +8,15 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // Load reads every pack and grant file, each once, and returns what it
 // read, with every problem found in any of them (Sources.Err). It does not
 // lint: Sources.Check does. Files are read and validated in parallel; the
 // sources do not depend on the order they finish in. Their values count
-// against one budget (source.MaxJSONValues in all).
+// against one budget (document.MaxJSONValues in all).
 //
 // When a file is bad, the sources hold the files that could be read, so
 // that Check still reports every problem of the run at once (SPEC §2.2).
@@ -24,8 +25,8 @@ func Load(packDirs, grantFiles []string) *Sources {
 	// in the spelling first given.
 	packDirs, grantFiles = onceEach(slices.Clone(packDirs)), onceEach(slices.Clone(grantFiles))
 	m := &Sources{contents: contents{grantDigests: map[string]string{}, byID: map[string]*Pack{}}}
-	var errs source.Errors
-	packs, files := loadAll(packDirs, grantFiles, source.NewBudget())
+	var errs problem.Errors
+	packs, files := loadAll(packDirs, grantFiles, document.NewBudget())
 	for i, r := range packs {
 		errs.Merge(packDirs[i], r.err)
 		p := r.value
@@ -73,7 +74,7 @@ type loaded[T any] struct {
 // started first: one file can hold every grant of a run, the largest
 // single piece of work, and the packs then share the other CPUs with it
 // rather than wait for it, or it for them.
-func loadAll(packDirs, grantFiles []string, budget *source.Budget) ([]loaded[*Pack], []loaded[[]*Grant]) {
+func loadAll(packDirs, grantFiles []string, budget *document.Budget) ([]loaded[*Pack], []loaded[[]*Grant]) {
 	packs := make([]loaded[*Pack], len(packDirs))
 	files := make([]loaded[[]*Grant], len(grantFiles))
 	var g errgroup.Group
@@ -112,7 +113,7 @@ func Open(packArgs, grantFiles []string) *Sources {
 		return s
 	}
 	s.MarkPacksMissing()
-	var errs source.Errors
+	var errs problem.Errors
 	errs.Merge("", dirErr)
 	errs.Merge("", s.err)
 	s.err = errs.Err()

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
-	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // TestCheckedDropsTrees checks that a checked model no longer holds the
@@ -156,7 +156,7 @@ func TestLoadSharesOneBudget(t *testing.T) {
 	treetest.Write(t, dir, files)
 	t.Chdir(dir)
 	for _, limit := range []int64{54, 53} { // 3 × 18 values
-		packsRead, filesRead := loadAll(packs, grants, source.NewBudgetOf(source.Limits{JSON: limit, File: 1 << 20, YAML: 1, Aliases: 1}))
+		packsRead, filesRead := loadAll(packs, grants, document.NewBudgetOf(document.Limits{JSON: limit, File: 1 << 20, YAML: 1, Aliases: 1}))
 		var refused []string
 		for _, p := range packsRead {
 			if p.err != nil {

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/document"
 )
 
 // Kind says whether a row is a command or a trigger.
@@ -94,7 +94,7 @@ type Row struct {
 	File      string   // the policy.json path as given
 	Line      int      // the line of the row's key
 
-	node *source.Node
+	node *document.Node
 }
 
 // Capability is the capability a caller must hold to run the row (§3.3).
@@ -130,9 +130,9 @@ type Pack struct {
 	// Digests maps each source file path to the hex sha256 of its bytes.
 	Digests map[string]string
 
-	policy, manifest *source.Node
-	commands         map[string]*source.Node // manifest commands by key
-	triggers         map[string]*source.Node // manifest trigger refs by key
+	policy, manifest *document.Node
+	commands         map[string]*document.Node // manifest commands by key
+	triggers         map[string]*document.Node // manifest trigger refs by key
 }
 
 // Rows returns the pack's rows of one kind.
@@ -160,7 +160,7 @@ type Grant struct {
 	Stimulus     string
 	Capabilities []string
 
-	node *source.Node
+	node *document.Node
 }
 
 // Source is the grant's provenance, "grants/acme.json:5".

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
-	"github.com/hcp-rego/hcp-rego/schema"
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
+	"github.com/hcp-rego/hcp-rego/internal/schema"
 )
 
 // readChecked reads one JSON file, parses it with the run's budget and
@@ -15,16 +17,16 @@ import (
 // sha256, and every problem.
 // A path that is not UTF-8 is refused: a decision names the policy and
 // grant files as text (source.row, source.grant), which cannot spell it.
-func readChecked(path, schemaName string, budget *source.Budget) (*source.Node, string, error) {
+func readChecked(path, schemaName string, budget *document.Budget) (*document.Node, string, error) {
 	if !utf8.ValidString(path) {
-		return nil, "", &source.Error{File: source.Printable(path), Msg: "the path is not valid UTF-8: decisions and bundles name pack and grant files as text, which cannot spell it"}
+		return nil, "", &problem.Error{File: printable.Quote(path), Msg: "the path is not valid UTF-8: decisions and bundles name pack and grant files as text, which cannot spell it"}
 	}
-	data, err := source.ReadFile(path)
+	data, err := document.ReadFile(path)
 	if err != nil {
 		return nil, "", err
 	}
 	sum := sha256.Sum256(data)
-	root, err := source.ParseJSON(path, data, budget)
+	root, err := document.ParseJSON(path, data, budget)
 	if err != nil {
 		return nil, "", err
 	}
@@ -38,14 +40,14 @@ func readChecked(path, schemaName string, budget *source.Budget) (*source.Node, 
 // of both files, not just the first. A manifest that repeats a trigger is
 // an error, but the pack is returned with it, so that Load's caller can
 // still lint the rest of the pack (see Load).
-func loadPack(dir string, budget *source.Budget) (*Pack, error) {
+func loadPack(dir string, budget *document.Budget) (*Pack, error) {
 	p := &Pack{
 		Dir:          filepath.ToSlash(dir),
 		PolicyFile:   filepath.ToSlash(filepath.Join(dir, "policy.json")),
 		ManifestFile: filepath.ToSlash(filepath.Join(dir, "manifest.json")),
 		Digests:      map[string]string{},
 	}
-	var errs source.Errors
+	var errs problem.Errors
 	var policySum, manifestSum string
 	var err error
 	p.manifest, manifestSum, err = readChecked(p.ManifestFile, "manifest", budget)
@@ -65,14 +67,14 @@ func loadPack(dir string, budget *source.Budget) (*Pack, error) {
 
 // readManifest indexes the manifest's commands and trigger refs.
 func (p *Pack) readManifest() error {
-	p.commands, p.triggers = map[string]*source.Node{}, map[string]*source.Node{}
+	p.commands, p.triggers = map[string]*document.Node{}, map[string]*document.Node{}
 	for _, cmd := range p.manifest.Field("commands").Members() {
 		p.commands[cmd.Key] = cmd
 	}
-	var errs source.Errors
+	var errs problem.Errors
 	for _, t := range p.manifest.Field("stimulusTriggers").Members() {
 		ref := t
-		if t.Kind == source.Object {
+		if t.Kind == document.Object {
 			ref = t.Field("ref")
 		}
 		if first, dup := p.triggers[ref.Text]; dup {
@@ -111,11 +113,11 @@ func (p *Pack) readRows(k Kind) map[string]*Row {
 	return rows
 }
 
-func gateOf(n *source.Node) Gate {
+func gateOf(n *document.Node) Gate {
 	switch {
 	case n == nil:
 		return NoGate
-	case n.Kind == source.String:
+	case n.Kind == document.String:
 		return GateAlways
 	case n.Bool:
 		return GateTrue

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // Sources is what one run read (Load, Open): the packs and grant files
@@ -71,7 +71,7 @@ func (s *Sources) linted() []*Grant {
 // Lint finds in the files that could be read. It is nil only when both
 // are clean.
 func (s *Sources) Problems() error {
-	var errs source.Errors
+	var errs problem.Errors
 	errs.Merge("", s.err)
 	errs.Merge("", s.Lint())
 	return errs.Err()

@@ -11,9 +11,9 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/testrun"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
-	"github.com/hcp-rego/hcp-rego/testrun"
 )
 
 // hiddenExt is a runtime's rules folder whose rules sit under names that

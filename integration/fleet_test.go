@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
-	"github.com/hcp-rego/hcp-rego/fleet"
+	"github.com/hcp-rego/hcp-rego/internal/fleet"
 )
 
 // convergeTimeout bounds how long a sidecar polling every second may take

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/reference"
+	"github.com/hcp-rego/hcp-rego/internal/reference"
 )
 
 // widenGrant gives bob the write on ledger transfer that r1 lacks, and

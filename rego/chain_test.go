@@ -10,7 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/reference"
+	"github.com/hcp-rego/hcp-rego/internal/reference"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 

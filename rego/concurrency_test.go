@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/reference"
+	"github.com/hcp-rego/hcp-rego/internal/reference"
 )
 
 // TestConcurrentDecide decides the same inputs from many goroutines at

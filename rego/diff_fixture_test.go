@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/reference"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
-	"github.com/hcp-rego/hcp-rego/reference"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 

@@ -3,7 +3,7 @@ package rego
 import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // InBundle names, in an error of New, the modules that came from bundle b
@@ -22,7 +22,7 @@ func InBundle(err error, b *bundle.Bundle, name string, ext bool) error {
 	for _, m := range b.Modules {
 		inside[m.Path] = true
 	}
-	var errs, out source.Errors
+	var errs, out problem.Errors
 	errs.Merge("", err)
 	anyInside := false
 	for _, e := range errs {
@@ -31,10 +31,10 @@ func InBundle(err error, b *bundle.Bundle, name string, ext bool) error {
 			continue
 		}
 		anyInside = true
-		out = append(out, source.InModule(name, e))
+		out = append(out, problem.InModule(name, e))
 	}
 	if ext && anyInside {
-		out.Add("--ext", source.Pos{}, "the runtime's modules, loaded beside %s, may be at fault: deny and confirm in package hcp.ext must be sets of strings", name)
+		out.Add("--ext", problem.Pos{}, "the runtime's modules, loaded beside %s, may be at fault: deny and confirm in package hcp.ext must be sets of strings", name)
 	}
 	return out.Err()
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // DecisionQuery is the query every evaluator and every OPA sidecar asks.
@@ -88,7 +89,7 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 		}
 		if inBundle[o.name] {
 			// OPA would load it in place of the bundle's module.
-			return nil, &source.Error{File: o.name, Msg: "a module of the bundle has this name: a runtime's module cannot replace one"}
+			return nil, &problem.Error{File: o.name, Msg: "a module of the bundle has this name: a runtime's module cannot replace one"}
 		}
 		if o.parsed != nil {
 			opts = append(opts, oparego.ParsedModule(o.parsed))
@@ -101,7 +102,7 @@ func New(ctx context.Context, b *bundle.Bundle, options ...Option) (*Evaluator, 
 	if errors.As(err, &compileErrs) {
 		// A module that does not type-check (a runtime's rule, or a
 		// bundle's): named at its file, line and column.
-		return nil, source.OPAErrors("", compileErrs)
+		return nil, problem.OPAErrors("", compileErrs)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("prepare decision query: %w", err)
@@ -154,7 +155,7 @@ func ParseModules(b *bundle.Bundle) error {
 		g.Go(func() error {
 			parsed, err := ast.ParseModuleWithOpts(mf.Path, string(mf.Raw), ast.ParserOptions{RegoVersion: ast.RegoV1})
 			if err != nil {
-				return fmt.Errorf("parse %s: %w", source.Printable(mf.Path), err)
+				return fmt.Errorf("parse %s: %w", printable.Quote(mf.Path), err)
 			}
 			mf.Parsed = parsed
 			return nil

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/explain"
-	"github.com/hcp-rego/hcp-rego/reference"
+	"github.com/hcp-rego/hcp-rego/internal/explain"
+	"github.com/hcp-rego/hcp-rego/internal/reference"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 

@@ -9,7 +9,9 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
+	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 )
 
 // ReadExt reads a runtime's own rules for the embedded evaluator: .rego
@@ -34,11 +36,11 @@ import (
 // too (SPEC §5).
 //
 // The terms of every module are counted against terms, the budget of the
-// run, before it is parsed (source.RegoTerms); nil gives the modules a
+// run, before it is parsed (regolimit.RegoTerms); nil gives the modules a
 // budget of their own, for a run that reads no other Rego.
-func ReadExt(paths []string, terms *source.TermBudget) ([]Option, error) {
+func ReadExt(paths []string, terms *regolimit.TermBudget) ([]Option, error) {
 	if terms == nil {
-		terms = source.NewTermBudget()
+		terms = regolimit.NewTermBudget()
 	}
 	w := extWalk{seen: map[fileKey][]*extNode{}, terms: terms}
 	for _, root := range paths {
@@ -46,9 +48,9 @@ func ReadExt(paths []string, terms *source.TermBudget) ([]Option, error) {
 		has, err := w.root(root)
 		switch {
 		case err != nil:
-			w.errs.Add(root, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
+			w.errs.Add(root, problem.Pos{}, "%s", problem.Describe(err, "no such file or folder"))
 		case !has && len(w.errs) == before:
-			w.errs.Add(root, source.Pos{}, "no .rego module here or below: --ext takes the runtime's Rego rules")
+			w.errs.Add(root, problem.Pos{}, "no .rego module here or below: --ext takes the runtime's Rego rules")
 		}
 	}
 	return w.opts, w.errs.Err()
@@ -57,9 +59,9 @@ func ReadExt(paths []string, terms *source.TermBudget) ([]Option, error) {
 // extWalk gathers the modules of --ext arguments and their problems.
 type extWalk struct {
 	opts  []Option
-	errs  source.Errors
+	errs  problem.Errors
 	seen  map[fileKey][]*extNode // the folders and modules met
-	terms *source.TermBudget     // what the run's modules may still make
+	terms *regolimit.TermBudget  // what the run's modules may still make
 }
 
 // extNode is a file or folder met, whatever its path. A folder keeps the
@@ -102,9 +104,9 @@ func (w *extWalk) root(root string) (bool, error) {
 		n, _ := w.dir(root, info)
 		return n.reaches(map[*extNode]bool{}), n.err
 	case refused(filepath.Base(root)) != "":
-		w.errs.Add(root, source.Pos{}, "%s", refused(filepath.Base(root)))
+		w.errs.Add(root, problem.Pos{}, "%s", refused(filepath.Base(root)))
 	case !strings.HasSuffix(root, ".rego"):
-		w.errs.Add(root, source.Pos{}, "not a .rego file: --ext takes the runtime's Rego rules")
+		w.errs.Add(root, problem.Pos{}, "not a .rego file: --ext takes the runtime's Rego rules")
 	default:
 		w.module(root, info)
 		return true, nil
@@ -138,17 +140,17 @@ func (w *extWalk) entry(path string, parent *extNode) {
 	info, err := os.Lstat(path)
 	switch {
 	case err != nil:
-		w.errs.Add(path, source.Pos{}, "%s", source.Describe(err, "no such file or folder"))
+		w.errs.Add(path, problem.Pos{}, "%s", problem.Describe(err, "no such file or folder"))
 	case info.Mode()&fs.ModeSymlink != 0:
 		w.link(path)
 	case info.IsDir():
 		sub, fresh := w.dir(path, info)
 		if fresh && sub.err != nil {
-			w.errs.Add(path, source.Pos{}, "%s", source.Describe(sub.err, "no such folder"))
+			w.errs.Add(path, problem.Pos{}, "%s", problem.Describe(sub.err, "no such folder"))
 		}
 		parent.subdirs = append(parent.subdirs, sub)
 	case refused(info.Name()) != "":
-		w.errs.Add(path, source.Pos{}, "%s", refused(info.Name()))
+		w.errs.Add(path, problem.Pos{}, "%s", refused(info.Name()))
 	case strings.HasSuffix(path, ".rego"):
 		parent.modules++
 		w.module(path, info)
@@ -168,10 +170,10 @@ func lastName(path string) string {
 // `opa run` follows it, so no local check can say what the sidecar loads.
 func (w *extWalk) link(path string) {
 	if _, err := os.Stat(path); err != nil {
-		w.errs.Add(path, source.Pos{}, "a link to nothing")
+		w.errs.Add(path, problem.Pos{}, "a link to nothing")
 		return
 	}
-	w.errs.Add(path, source.Pos{}, "a symbolic link, which opa run --bundle skips and opa run follows: give --ext the files themselves")
+	w.errs.Add(path, problem.Pos{}, "a symbolic link, which opa run --bundle skips and opa run follows: give --ext the files themselves")
 }
 
 // module reads one module, once however many paths lead to it.
@@ -250,8 +252,8 @@ func refused(name string) string {
 
 // readExtModule reads and parses one module, once its terms are counted
 // against terms.
-func readExtModule(path string, terms *source.TermBudget) (Option, error) {
-	src, err := source.ReadFile(path)
+func readExtModule(path string, terms *regolimit.TermBudget) (Option, error) {
+	src, err := document.ReadFile(path)
 	if err != nil {
 		return Option{}, err
 	}
@@ -260,14 +262,14 @@ func readExtModule(path string, terms *source.TermBudget) (Option, error) {
 	}
 	mod, err := ast.ParseModuleWithOpts(path, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
-		return Option{}, source.OPAErrors(path, err)
+		return Option{}, problem.OPAErrors(path, err)
 	}
-	if err := source.CheckBodies(path, mod); err != nil {
+	if err := regolimit.CheckBodies(path, mod); err != nil {
 		return Option{}, err
 	}
 	if !mod.Package.Path.HasPrefix(ast.MustParseRef("data.hcp.ext")) {
 		loc := mod.Package.Location
-		return Option{}, &source.Error{File: path, Pos: source.Pos{Line: loc.Row, Col: loc.Col},
+		return Option{}, &problem.Error{File: path, Pos: problem.Pos{Line: loc.Row, Col: loc.Col},
 			Msg: fmt.Sprintf("package %s is outside hcp.ext, the runtime's root", strings.TrimPrefix(mod.Package.Path.String(), "data."))}
 	}
 	return Option{name: path, parsed: mod}, nil // parsed once

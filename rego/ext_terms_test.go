@@ -4,9 +4,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
-	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // TestReadExtTermBudget checks that the terms of --ext modules count in
@@ -18,15 +18,15 @@ func TestReadExtTermBudget(t *testing.T) {
 	// package (2) hcp (2) ext (2) x (2) := (3) [ (1), and the elements.
 	a, b := filepath.Join(dir, "a.rego"), filepath.Join(dir, "b.rego")
 	treetest.Write(t, dir, map[string]string{"a.rego": "package hcp.ext\nx := [0,0]\n", "b.rego": "package hcp.ext\ny := [0,0]\n"})
-	if _, err := hcprego.ReadExt([]string{a, b}, source.NewTermBudgetOf(28)); err != nil {
+	if _, err := hcprego.ReadExt([]string{a, b}, regolimit.NewTermBudgetOf(28)); err != nil {
 		t.Errorf("two modules of 14 terms, a budget of 28: %v", err)
 	}
-	_, err := hcprego.ReadExt([]string{a, b}, source.NewTermBudgetOf(27))
+	_, err := hcprego.ReadExt([]string{a, b}, regolimit.NewTermBudgetOf(27))
 	want := b + ":2:9: Rego refused: the modules read take more than the limit of 27 terms in all (identifiers, numbers, strings, brackets and operators), here"
 	if err == nil || err.Error() != want {
 		t.Errorf("two modules of 14 terms, a budget of 27: %v; want %s", err, want)
 	}
-	shared := source.NewTermBudgetOf(27)
+	shared := regolimit.NewTermBudgetOf(27)
 	if _, err := hcprego.ReadExt([]string{a}, shared); err != nil {
 		t.Fatalf("a: %v", err)
 	}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/garbagetest"
-	"github.com/hcp-rego/hcp-rego/reference"
+	"github.com/hcp-rego/hcp-rego/internal/reference"
+	"github.com/hcp-rego/hcp-rego/internal/schema"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
-	"github.com/hcp-rego/hcp-rego/schema"
 )
 
 // readGarbage reads the garbage corpus this package keeps (see garbagetest).

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/reference"
+	"github.com/hcp-rego/hcp-rego/internal/reference"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/schema"
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/schema"
 )
 
 // chainCodes are the decision codes of SPEC §3.2.
@@ -76,11 +76,11 @@ func caseInputs(t testing.TB) []any {
 	t.Helper()
 	paths, _ := filepath.Glob("../testdata/cases/*.cases.*")
 	var inputs []any
-	budget := source.NewBudget()
+	budget := document.NewBudget()
 	for _, path := range paths {
-		read := source.ReadYAML
+		read := document.ReadYAML
 		if filepath.Ext(path) == ".json" {
-			read = source.ReadJSON
+			read = document.ReadJSON
 		}
 		root, err := read(path, budget)
 		if err != nil {

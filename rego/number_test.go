@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/reference"
+	"github.com/hcp-rego/hcp-rego/internal/reference"
 )
 
 // Numbers an allow rule judges (SPEC §3.4): exact decimals of at most 64

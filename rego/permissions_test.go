@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/reference"
+	"github.com/hcp-rego/hcp-rego/internal/reference"
 )
 
 // listingInput is a decision input with its key taken out, as an

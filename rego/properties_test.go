@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/reference"
+	"github.com/hcp-rego/hcp-rego/internal/reference"
 )
 
 // TestGPARSErrorFields checks the GPARS error of every deny code (SPEC

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 )
 
 type buildOptions struct {
@@ -113,7 +113,7 @@ func runBuild(s streams, o buildOptions) error {
 func noteReadLimit(w io.Writer, b *bundle.Bundle, limit int64) {
 	var terms int64
 	for _, m := range b.Modules {
-		n, _ := source.RegoTerms(m.Raw, math.MaxInt64)
+		n, _ := regolimit.RegoTerms(m.Raw, math.MaxInt64)
 		terms += n
 	}
 	if terms <= limit {

@@ -14,9 +14,10 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/explain"
+	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/explain"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
-	"github.com/hcp-rego/hcp-rego/source"
 )
 
 type evalOptions struct {
@@ -85,7 +86,7 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	}
 	// The input, the packs (or bundle) and the runtime rules are read
 	// before any is judged, so that every bad file is reported at once.
-	var errs source.Errors
+	var errs problem.Errors
 	input, err := readInput(s.in, o.input)
 	errs.Merge(o.input, err)
 	m, b, err := o.load()
@@ -168,28 +169,28 @@ func (o evalOptions) load() (*compile.Model, *bundle.Bundle, error) {
 // positioned schema messages.
 type decisionInput struct {
 	file  string
-	root  *source.Node
+	root  *document.Node
 	value any
 }
 
 // readInput reads the decision input, a JSON file or "-" for stdin. Any
 // JSON value is an input (garbage is decided invalid_input); text that is
 // not JSON is bad input. Its values have a budget of their own
-// (source.MaxJSONValues), beside the one that the packs and grant files
+// (document.MaxJSONValues), beside the one that the packs and grant files
 // share.
 func readInput(stdin io.Reader, path string) (decisionInput, error) {
 	var data []byte
 	var err error
 	if path == "-" {
 		path = "<stdin>"
-		data, err = source.ReadStream(stdin, path)
+		data, err = document.ReadStream(stdin, path)
 	} else {
-		data, err = source.ReadFile(path)
+		data, err = document.ReadFile(path)
 	}
 	if err != nil {
 		return decisionInput{}, err
 	}
-	root, err := source.ParseJSON(path, data, nil)
+	root, err := document.ParseJSON(path, data, nil)
 	if err != nil {
 		return decisionInput{}, err
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/export"
-	"github.com/hcp-rego/hcp-rego/matrix"
+	"github.com/hcp-rego/hcp-rego/internal/export"
+	"github.com/hcp-rego/hcp-rego/internal/matrix"
 )
 
 type exportOptions struct {

@@ -14,8 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/matrix"
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/matrix"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 type matrixOptions struct {
@@ -155,13 +156,13 @@ func writeTenantNotes(w io.Writer, m *compile.Model, tenant string) {
 	for _, t := range slices.Sorted(maps.Keys(byTenant)) {
 		var where []string
 		for _, g := range byTenant[t] {
-			where = append(where, fmt.Sprintf("%s:%d", source.Printable(g.File), g.Line))
+			where = append(where, fmt.Sprintf("%s:%d", printable.Quote(g.File), g.Line))
 		}
 		words := "grants hold only for tenant %q and count in no cell (--tenant %s counts them)"
 		if len(where) == 1 {
 			words = "grant holds only for tenant %q and counts in no cell (--tenant %s counts it)"
 		}
-		fmt.Fprintf(w, "note: %d "+words+": %s\n", len(where), t, source.Printable(t), strings.Join(where, ", "))
+		fmt.Fprintf(w, "note: %d "+words+": %s\n", len(where), t, printable.Quote(t), strings.Join(where, ", "))
 	}
 }
 
@@ -170,7 +171,7 @@ func writeTenantNotes(w io.Writer, m *compile.Model, tenant string) {
 func writeAnomalies(w io.Writer, mx *matrix.Matrix) {
 	for _, a := range mx.Anomalies {
 		fmt.Fprintf(w, "note: %s on %s: decision %q, shown as deny (the matrix expects allowed, confirm_required or capability_required)\n",
-			source.Printable(a.Subject), source.Printable(a.Row.String()), a.Code)
+			printable.Quote(a.Subject), printable.Quote(a.Row.String()), a.Code)
 	}
 }
 
@@ -190,7 +191,7 @@ func runMatrixDiff(ctx context.Context, s streams, o matrixOptions) error {
 	}
 	// Both versions' problems, sorted together, each once (a file both
 	// folders hold is read twice).
-	var errs source.Errors
+	var errs problem.Errors
 	before, err := loadTree(o.packs[0])
 	errs.Merge("", err)
 	after, err := loadTree(o.packs[1])
@@ -220,14 +221,14 @@ func runMatrixDiff(ctx context.Context, s streams, o matrixOptions) error {
 func loadTree(dir string) (*compile.Model, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", dir, source.Describe(err, "no such folder"))
+		return nil, fmt.Errorf("%s: %s", dir, problem.Describe(err, "no such folder"))
 	}
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%s: is a file, want a folder of packs and grant files", dir)
 	}
 	// Every problem under dir is reported at once: a broken file that
 	// discovery meets, and what loading and linting the rest find.
-	var errs source.Errors
+	var errs problem.Errors
 	found, err := compile.Discover([]string{dir})
 	errs.Merge(dir, err)
 	sources := compile.Load(found.Packs, found.GrantFiles)

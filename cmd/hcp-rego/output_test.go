@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/explain"
+	"github.com/hcp-rego/hcp-rego/internal/explain"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 

@@ -14,8 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hcp-rego/hcp-rego/internal/printable"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
-	"github.com/hcp-rego/hcp-rego/source"
 )
 
 // permissionsOptions are eval's, but for the output format.
@@ -70,7 +71,7 @@ func runPermissions(ctx context.Context, s streams, o permissionsOptions) error 
 	if err := o.check(); err != nil {
 		return badInput(err)
 	}
-	var errs source.Errors
+	var errs problem.Errors
 	input, err := readInput(s.in, o.input)
 	errs.Merge(o.input, err)
 	_, b, err := o.load()
@@ -107,13 +108,13 @@ func writePermissionsTable(w io.Writer, p *hcprego.Permissions) error {
 		_, err := fmt.Fprintf(w, "unknown_pack: no pack of the policy has the pack_id %s\n", strconv.Quote(p.PackID))
 		return err
 	default:
-		_, err := fmt.Fprintf(w, "%s: the input is not a well-formed decision input, its key aside (eval --explain on it, with a verb_key, names what is wrong)\n", source.Printable(p.Code))
+		_, err := fmt.Fprintf(w, "%s: the input is not a well-formed decision input, its key aside (eval --explain on it, with a verb_key, names what is wrong)\n", printable.Quote(p.Code))
 		return err
 	}
 	lines := [][]string{{"KIND", "KEY", "DISPOSITION", "CODE", "CAPABILITY", "ROW", "GRANT", "REASONS"}}
 	lines = append(lines, permissionLines("verb", p.Verbs)...)
 	lines = append(lines, permissionLines("stimulus", p.Stimuli)...)
-	if _, err := fmt.Fprintf(w, "pack %s: %s, %s\n", source.Printable(p.PackID), count(len(p.Verbs), "command"), count(len(p.Stimuli), "trigger")); err != nil {
+	if _, err := fmt.Fprintf(w, "pack %s: %s, %s\n", printable.Quote(p.PackID), count(len(p.Verbs), "command"), count(len(p.Stimuli), "trigger")); err != nil {
 		return err
 	}
 	return writeAligned(w, lines)
@@ -131,7 +132,7 @@ func permissionLines(kind string, entries map[string]hcprego.Permission) [][]str
 		}
 		line := []string{kind, key, e.Disposition, e.Code, e.Capability, e.SourceRow, cmp.Or(e.SourceGrant, "-"), cmp.Or(strings.Join(reasons, "; "), "-")}
 		for i := range line {
-			line[i] = source.Printable(line[i])
+			line[i] = printable.Quote(line[i])
 		}
 		lines = append(lines, line)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
-	"github.com/hcp-rego/hcp-rego/oci"
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/oci"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 )
 
 type pullOptions struct {
@@ -80,7 +80,7 @@ func runPull(ctx context.Context, s streams, o pullOptions) error {
 	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
 		return badInput(err)
 	}
-	_, err = fmt.Fprintf(s.out, "wrote %s: revision %s%s\n", o.output, source.Printable(b.Manifest.Revision), verifiedNote(v))
+	_, err = fmt.Fprintf(s.out, "wrote %s: revision %s%s\n", o.output, printable.Quote(b.Manifest.Revision), verifiedNote(v))
 	return err
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
-	"github.com/hcp-rego/hcp-rego/oci"
+	"github.com/hcp-rego/hcp-rego/internal/oci"
 )
 
 type pushOptions struct {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/oci"
+	"github.com/hcp-rego/hcp-rego/internal/oci"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
+	"github.com/hcp-rego/hcp-rego/internal/replay"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
-	"github.com/hcp-rego/hcp-rego/replay"
-	"github.com/hcp-rego/hcp-rego/source"
 )
 
 type replayOptions struct {
@@ -84,7 +84,7 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 	}
 	// The logs, the candidate and the runtime rules are opened before any
 	// is judged, so that every bad file is reported at once.
-	var errs source.Errors
+	var errs problem.Errors
 	sources, closeAll, err := openLogs(s.in, logs)
 	defer closeAll()
 	errs.Merge("", err)
@@ -234,7 +234,7 @@ func openLogs(stdin io.Reader, paths []string) ([]replay.Log, func(), error) {
 			f.Close()
 		}
 	}
-	var errs source.Errors
+	var errs problem.Errors
 	for _, p := range paths {
 		if p == "-" {
 			logs = append(logs, replay.Log{Name: "<stdin>", Reader: stdin})
@@ -242,7 +242,7 @@ func openLogs(stdin io.Reader, paths []string) ([]replay.Log, func(), error) {
 		}
 		f, err := os.Open(p)
 		if err != nil {
-			errs.Add(p, source.Pos{}, "%s", source.Describe(err, "no such file"))
+			errs.Add(p, problem.Pos{}, "%s", problem.Describe(err, "no such file"))
 			continue
 		}
 		files = append(files, f)

@@ -8,7 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // streams are the standard files a command reads and writes; tests pass
@@ -31,7 +32,7 @@ func run(args []string, s streams) int {
 	err := root.Execute()
 	code, msg := exitCode(err)
 	if out.err != nil && (code != exitBadInput || errors.Is(err, out.err)) {
-		code, msg = exitBadInput, fmt.Sprintf("write standard output: %v", source.Pathless(out.err))
+		code, msg = exitBadInput, fmt.Sprintf("write standard output: %v", problem.Pathless(out.err))
 	}
 	if msg != "" {
 		fmt.Fprintln(s.err, errorText(err, msg))
@@ -40,13 +41,13 @@ func run(args []string, s streams) int {
 }
 
 // errorText is what stderr shows of err, printable and with no line an
-// input can start (SPEC §5): the problems of a source.Errors each on its
+// input can start (SPEC §5): the problems of a problem.Errors each on its
 // line (each is made printable where it is made), and everything else,
 // a message that names a file as the system or OPA does, escaped whole,
 // its line breaks written \n.
 func errorText(err error, msg string) string {
-	var errs source.Errors
-	var one *source.Error
+	var errs problem.Errors
+	var one *problem.Error
 	inner := ""
 	switch {
 	case errors.As(err, &errs):
@@ -55,9 +56,9 @@ func errorText(err error, msg string) string {
 		inner = one.Error()
 	}
 	if inner != "" && strings.HasSuffix(msg, inner) {
-		return source.Escaped(strings.TrimSuffix(msg, inner)) + inner
+		return printable.Escape(strings.TrimSuffix(msg, inner)) + inner
 	}
-	return source.Escaped(msg)
+	return printable.Escape(msg)
 }
 
 // outputWriter passes writes on to w until one fails, and keeps that

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hcp-rego/hcp-rego/schema"
+	"github.com/hcp-rego/hcp-rego/internal/schema"
 )
 
 func newSchemaCommand(s streams) *cobra.Command {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hcp-rego/hcp-rego/fleet"
+	"github.com/hcp-rego/hcp-rego/internal/fleet"
 )
 
 type statusOptions struct {

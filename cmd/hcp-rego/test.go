@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hcp-rego/hcp-rego/testrun"
+	"github.com/hcp-rego/hcp-rego/internal/testrun"
 )
 
 type testOptions struct {

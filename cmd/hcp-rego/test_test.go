@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hcp-rego/hcp-rego/internal/testrun"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
-	"github.com/hcp-rego/hcp-rego/testrun"
 )
 
 // runTestCLI runs the command line in-process and returns the exit code, stdout

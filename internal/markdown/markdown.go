@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hcp-rego/hcp-rego/source"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 )
 
 // Code writes s as a code span that a table cell can hold: a rune that is
@@ -16,7 +16,7 @@ import (
 // of backticks inside, padded when s is empty or starts or ends with one.
 // A "|" after a backslash cannot be held so (see htmlCode).
 func Code(s string) string {
-	s = source.Printable(s)
+	s = printable.Quote(s)
 	if strings.Contains(s, `\|`) {
 		return htmlCode(s)
 	}

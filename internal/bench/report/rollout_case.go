@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/internal/bench/largeset"
+	"github.com/hcp-rego/hcp-rego/internal/bundletest"
+	hcprego "github.com/hcp-rego/hcp-rego/rego"
+)
+
+// r2SeedShift is added to a set's seed for its second revision: a pack's
+// files do not depend on the seed, so r2 has the same packs and as many
+// grants, drawn otherwise.
+const r2SeedShift = 1000
+
+// rolloutInputCount is how many inputs the client cycles over, half drawn
+// from each revision's grants.
+const rolloutInputCount = 400
+
+// revisionFile is one revision of a set as the hub serves it, with the
+// decision it gives each input of its case.
+type revisionFile struct {
+	name    string
+	data    []byte   // the bundle file
+	answers []string // the decision documents, normalized JSON, by input
+}
+
+// rolloutCase is one set's two revisions and the decisions the client
+// asks for.
+type rolloutCase struct {
+	set         *set
+	revs        [2]*revisionFile
+	bodies      [][]byte // request bodies, {"input": ...}
+	differ      int      // inputs that r1 and r2 answer otherwise
+	codesDiffer int      // of those, the ones with another code
+}
+
+// rolloutCase writes s's second revision, builds both, and decides every
+// input with the embedded evaluator on each.
+func (t *tools) rolloutCase(s *set) (*rolloutCase, error) {
+	spec := s.spec
+	spec.Seed += r2SeedShift
+	files, err := largeset.Write(filepath.Join(t.work, "sets", s.name+"-r2"), spec)
+	if err != nil {
+		return nil, err
+	}
+	// r1's pack folders, so that the revisions differ in their grants
+	// alone, as a grant change rolled out does: a decision names its row's
+	// file (source.row), and would differ by that path too.
+	files.PackDirs = s.files.PackDirs
+	sources := [2]*set{s, {name: s.name + "-r2", spec: spec, files: files}}
+	var grants [2][]map[string]any
+	for i, src := range sources {
+		if grants[i], err = readGrants(src.files.GrantFiles); err != nil {
+			return nil, err
+		}
+	}
+	c := &rolloutCase{set: s}
+	inputs := decisionInputs(grants, spec.Verbs)
+	for _, in := range inputs {
+		body, _ := json.Marshal(map[string]any{"input": in})
+		c.bodies = append(c.bodies, body)
+	}
+	for i, src := range sources {
+		name := fmt.Sprintf("%s-r%d", s.name, i+1)
+		legacy := t.layout == layoutLegacy || (t.layout == layoutUpgrade && i == 0)
+		if c.revs[i], err = t.revisionFile(src, name, legacy, c.bodies); err != nil {
+			return nil, err
+		}
+	}
+	for i := range c.bodies {
+		a, b := c.revs[0].answers[i], c.revs[1].answers[i]
+		if a != b {
+			c.differ++
+			if decisionCode(a) != decisionCode(b) {
+				c.codesDiffer++
+			}
+		}
+	}
+	return c, nil
+}
+
+// revisionFile builds src's bundle as revision name, in the layout of the
+// bundles built before the grant tables left hcp when legacy is set, and
+// decides each request body's input with the embedded evaluator on it.
+func (t *tools) revisionFile(src *set, name string, legacy bool, bodies [][]byte) (*revisionFile, error) {
+	file := filepath.Join(t.work, name+".tar.gz")
+	if _, err := t.exec(t.hcp, append(append([]string{"build"}, src.args()...), "-o", file, "--revision", name)...); err != nil {
+		return nil, err
+	}
+	b, err := bundles.Read(file, nil, bundles.DefaultLimits)
+	if err != nil {
+		return nil, err
+	}
+	if legacy {
+		b = bundletest.LegacyLayout(b)
+		data, err := bundles.Build(b, nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := hcprego.New(t.ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	rev := &revisionFile{name: name, data: data}
+	for _, body := range bodies {
+		var req struct{ Input any }
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&req); err != nil {
+			return nil, err
+		}
+		res, err := ev.Decide(t.ctx, req.Input)
+		if err != nil {
+			return nil, err
+		}
+		rev.answers = append(rev.answers, normalJSON(res.Decision.Doc))
+	}
+	return rev, nil
+}
+
+// readGrants reads the grants of grant files as largeset writes them.
+func readGrants(files []string) ([]map[string]any, error) {
+	var out []map[string]any
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var doc struct{ Grants []map[string]any }
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("read %s: %w", f, err)
+		}
+		out = append(out, doc.Grants...)
+	}
+	return out, nil
+}
+
+// decisionInputs draws rolloutInputCount inputs from the two revisions'
+// grants in turn, evenly over each list: each names the pack and the
+// principal or role of a grant, so that one revision allows many of them
+// and the other, which lacks the grant, mostly does not.
+func decisionInputs(grants [2][]map[string]any, verbs int) []map[string]any {
+	var inputs []map[string]any
+	half := rolloutInputCount / 2
+	for k := range half {
+		for rev := range 2 {
+			list := grants[rev]
+			g := list[k*len(list)/half]
+			inputs = append(inputs, grantInput(g, len(inputs), verbs))
+		}
+	}
+	return inputs
+}
+
+// grantInput is the decision input of call i that grant g speaks of: its
+// pack, its principal or a principal with its role, its command, trigger
+// or, for a pack-wide grant, one of the pack's commands; the tenant the
+// grant names, or every other time another; the facts that the lands
+// ask for, so that a call is decided by its grants.
+func grantInput(g map[string]any, i, verbs int) map[string]any {
+	id, roles := fmt.Sprintf("u%05d", 40000+i), []any{fmt.Sprintf("r%03d", i%200)}
+	subject, _ := g["subject"].(string)
+	if role, ok := strings.CutPrefix(subject, "role:"); ok {
+		roles = []any{role}
+	}
+	if principal, ok := strings.CutPrefix(subject, "principal:"); ok {
+		id = principal
+	}
+	tenant := "globex"
+	if g["tenant"] != nil || i%2 == 0 {
+		tenant = "acme"
+	}
+	in := map[string]any{
+		"principal":  map[string]any{"id": id, "tenant": tenant, "roles": roles, "projects": []any{"p-1"}},
+		"pack_id":    g["pack_id"],
+		"project_id": "p-1",
+		"owner":      id,
+		"workspace":  map[string]any{"root": "/home/" + id, "paths": []any{"/home/" + id + "/out.txt"}},
+	}
+	switch {
+	case g["stimulus"] != nil:
+		in["stimulus"] = g["stimulus"]
+	case g["verb_key"] != nil:
+		in["verb_key"] = g["verb_key"]
+	default:
+		in["verb_key"] = largeset.VerbKey(1 + i%(verbs-1))
+	}
+	if in["verb_key"] != nil {
+		in["args"] = map[string]any{"target": "inbox", "amount": "2.80"}
+	}
+	return in
+}
+
+// normalJSON is v as JSON after a round trip through encoding/json's
+// own values, so that the sidecar's and the evaluator's answers compare
+// byte for byte: keys sorted, numbers as float64.
+func normalJSON(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	var x any
+	if err := json.Unmarshal(data, &x); err != nil {
+		return ""
+	}
+	data, _ = json.Marshal(x)
+	return string(data)
+}
+
+// decisionCode is the code of a decision given as normalized JSON.
+func decisionCode(doc string) string {
+	var d struct{ Code string }
+	json.Unmarshal([]byte(doc), &d)
+	return d.Code
+}

@@ -1,0 +1,255 @@
+package document
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/hcp-rego/hcp-rego/internal/problem"
+)
+
+// Limits bound what one input file may hold, so that hostile input costs
+// bounded memory and time and fails with a clear message.
+const (
+	MaxFileBytes   = 64 << 20 // a whole file
+	MaxStringBytes = 1 << 20  // one string value or key
+	MaxDepth       = 100      // nesting of arrays and objects
+)
+
+// parser walks one JSON document token by token.
+type parser struct {
+	file string
+	data []byte
+	ix   *lineIndex
+	dec  *json.Decoder
+	errs problem.Errors // problems that do not stop the walk (duplicate keys)
+	vals *tally         // the values of the run's JSON files
+}
+
+// ParseJSON parses data, the contents of file, into a tree of positioned
+// nodes. It returns every duplicate key it finds, or else the first syntax
+// problem, as problem.Errors.
+//
+// Its values are taken from budget, the budget of the run that reads
+// file, and a value past its limit is refused where it starts; nil gives
+// file a budget of its own, for a run that reads one JSON file only.
+func ParseJSON(file string, data []byte, budget *Budget) (*Node, error) {
+	if budget == nil {
+		budget = NewBudget()
+	}
+	p := &parser{file: file, data: data, ix: newLineIndex(data), vals: newTally(budget)}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, p.fail(0, "empty file, want a JSON document")
+	}
+	if !utf8.Valid(data) {
+		return nil, p.fail(firstInvalidUTF8(data), "invalid UTF-8")
+	}
+	if bytes.HasPrefix(data, []byte("\uFEFF")) {
+		return nil, p.fail(0, "the file starts with a byte-order mark (U+FEFF), which JSON does not allow; save it without one")
+	}
+	defer p.vals.keep()
+	root, over, ok := quickParse(data, p.vals)
+	switch {
+	case ok:
+		return root, nil
+	case over >= 0:
+		return nil, p.overLimit(over)
+	}
+	p.vals.drop() // the walk reads the same values again
+	return p.walk()
+}
+
+// overLimit is the error of the value at offset past the file's limit or
+// the run's.
+func (p *parser) overLimit(offset int) error {
+	if p.vals.full() {
+		return p.fail(offset, "more values than the limit of %d for one JSON file", p.vals.file)
+	}
+	return p.fail(offset, "more values than the limit of %d for the JSON files of one run", p.vals.c.limit)
+}
+
+// walk parses the file with encoding/json's token decoder, which names
+// whatever is wrong with it; quickParse reads a good file faster.
+func (p *parser) walk() (*Node, error) {
+	data := p.data
+	p.dec = json.NewDecoder(bytes.NewReader(data))
+	p.dec.UseNumber()
+	root, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if off := pastSpace(data, int(p.dec.InputOffset())); off < len(data) {
+		return nil, p.fail(off, "unexpected data after the JSON value")
+	}
+	return root, p.errs.Err()
+}
+
+func (p *parser) fail(offset int, format string, args ...any) error {
+	return problem.Errors{{File: p.file, Pos: p.ix.pos(offset), Msg: fmt.Sprintf(format, args...)}}
+}
+
+// next returns the offset at which the next token starts.
+func (p *parser) next() int { return tokenStart(p.data, int(p.dec.InputOffset())) }
+
+// tokenStart returns the offset at which the token after offset starts:
+// past white space and the ',' or ':' that may separate it from the
+// previous token.
+func tokenStart(data []byte, offset int) int {
+	for offset < len(data) {
+		switch data[offset] {
+		case ' ', '\t', '\n', '\r', ',', ':':
+			offset++
+		default:
+			return offset
+		}
+	}
+	return offset
+}
+
+// pastSpace returns the offset of the first byte at or after offset that
+// is not JSON white space.
+func pastSpace(data []byte, offset int) int {
+	for offset < len(data) {
+		switch data[offset] {
+		case ' ', '\t', '\n', '\r':
+			offset++
+		default:
+			return offset
+		}
+	}
+	return offset
+}
+
+// token reads the next token and the offset at which it starts.
+func (p *parser) token() (json.Token, int, error) {
+	start := p.next()
+	tok, err := p.dec.Token()
+	if err != nil {
+		return nil, start, p.syntaxError(start, err)
+	}
+	return tok, start, nil
+}
+
+func (p *parser) syntaxError(start int, err error) error {
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		return p.fail(p.errorOffset(start), "invalid JSON: %s", syn.Error())
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return p.fail(len(p.data), "invalid JSON: unexpected end of file")
+	}
+	return p.fail(start, "invalid JSON: %s", err.Error())
+}
+
+// errorOffset finds the byte at which the token starting at start goes
+// wrong. The token decoder reports some offsets at the end of the previous
+// token, so the token is scanned again by itself.
+func (p *parser) errorOffset(start int) int {
+	var v any
+	var syn *json.SyntaxError
+	if errors.As(json.NewDecoder(bytes.NewReader(p.data[start:])).Decode(&v), &syn) {
+		return start + int(syn.Offset) - 1
+	}
+	return start
+}
+
+// value reads one whole value at the given nesting depth.
+func (p *parser) value(depth int) (*Node, error) {
+	tok, start, err := p.token()
+	if err != nil {
+		return nil, err
+	}
+	if p.vals.full() || !p.vals.one() {
+		return nil, p.overLimit(start)
+	}
+	n := &Node{Pos: p.ix.pos(start)}
+	switch t := tok.(type) {
+	case json.Delim:
+		if depth >= MaxDepth {
+			return nil, p.fail(start, "nesting deeper than %d levels", MaxDepth)
+		}
+		if t == '[' {
+			return n, p.array(n, depth+1)
+		}
+		if t == '{' {
+			return n, p.object(n, depth+1)
+		}
+		return nil, p.fail(start, "invalid JSON: unexpected %q", rune(t))
+	case string:
+		if len(t) > MaxStringBytes {
+			return nil, p.fail(start, "string of %d bytes is longer than the limit of %d", len(t), MaxStringBytes)
+		}
+		n.Kind, n.Text = String, t
+	case json.Number:
+		if problem := numberProblem(t.String()); problem != "" {
+			return nil, p.fail(start, "%s", problem)
+		}
+		n.Kind, n.Text = Number, t.String()
+	case bool:
+		n.Kind, n.Bool = Bool, t
+	case nil:
+		n.Kind = Null
+	}
+	return n, nil
+}
+
+func (p *parser) array(n *Node, depth int) error {
+	n.Kind = Array
+	for p.dec.More() {
+		item, err := p.value(depth)
+		if err != nil {
+			return err
+		}
+		n.Items = append(n.Items, item)
+	}
+	_, _, err := p.token() // ']'
+	return err
+}
+
+func (p *parser) object(n *Node, depth int) error {
+	n.Kind = Object
+	n.fields = map[string]*Node{}
+	for p.dec.More() {
+		tok, start, err := p.token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if len(key) > MaxStringBytes {
+			return p.fail(start, "key of %d bytes is longer than the limit of %d", len(key), MaxStringBytes)
+		}
+		keyPos := p.ix.pos(start) // before the value: positions are asked in order
+		member, err := p.value(depth)
+		if err != nil {
+			return err
+		}
+		member.Key, member.KeyPos = key, keyPos
+		if first, dup := n.fields[key]; dup {
+			p.errs.Add(p.file, member.KeyPos, "duplicate key %q (first at %d:%d)", key, first.KeyPos.Line, first.KeyPos.Col)
+			continue
+		}
+		n.fields[key] = member
+		n.Items = append(n.Items, member)
+	}
+	if len(n.Items) <= smallObject {
+		n.fields = nil // the same tree as quickParse's
+	}
+	_, _, err := p.token() // '}'
+	return err
+}
+
+// firstInvalidUTF8 returns the offset of the first byte that is not valid
+// UTF-8.
+func firstInvalidUTF8(data []byte) int {
+	for off := 0; off < len(data); {
+		r, size := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && size == 1 {
+			return off
+		}
+		off += size
+	}
+	return len(data)
+}

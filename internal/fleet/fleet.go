@@ -1,0 +1,336 @@
+// Package fleet asks OPA sidecars which revision of a bundle each runs,
+// for `hcp-rego status` (SPEC §5.4): a rollout is done when every sidecar
+// runs the revision pushed, and a sidecar that cannot be asked is not
+// done.
+//
+// A sidecar with OPA's status plugin on answers GET /v1/status with the
+// bundle's active revision, last successful activation and last error
+// (a refused signature, say). Without it, the revision comes from
+// GET /v1/data/system/bundles and whether every bundle is active from
+// GET /health?bundles; OPA keeps no activation time there.
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/hcp-rego/hcp-rego/internal/printable"
+)
+
+// Sidecar is what one OPA says about the bundle.
+type Sidecar struct {
+	// URL is the sidecar's base address, as given.
+	URL string `json:"url"`
+	// Revision is the bundle's active revision, "" when none is.
+	Revision string `json:"revision"`
+	// LastActivation is when the bundle was last activated (RFC 3339),
+	// "" when unknown: never, or no status plugin.
+	LastActivation string `json:"last_activation,omitempty"`
+	// LastError is the bundle's last download or activation error, or
+	// why the sidecar could not be asked; "" for none.
+	LastError string `json:"last_error,omitempty"`
+	// Reachable is false when the sidecar could not be asked.
+	Reachable bool `json:"reachable"`
+	// Source names the API that answered: "status" (/v1/status) or
+	// "bundles" (/v1/data/system/bundles and /health?bundles).
+	Source string `json:"source,omitempty"`
+}
+
+// Client asks sidecars.
+type Client struct {
+	// HTTP makes the requests; nil means one with Timeout.
+	HTTP *http.Client
+	// Bundle names the bundle asked about.
+	Bundle string
+}
+
+// requestTimeout bounds each request to a sidecar; maxBody bounds what is
+// read of an answer (the status holds metrics, the manifest metadata).
+const (
+	requestTimeout = 5 * time.Second
+	maxBody        = 8 << 20
+)
+
+// CheckURL refuses a sidecar address that is not an http or https base
+// address. An address that may hold a user name or password ("@") is not
+// echoed.
+func CheckURL(raw string) error {
+	shown := fmt.Sprintf("%q", raw)
+	if strings.Contains(raw, "@") {
+		shown = "(not shown: it holds a user name or password)"
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil, u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return fmt.Errorf("sidecar URL %s: want http://host:port or https://host:port", shown)
+	case u.User != nil:
+		return fmt.Errorf("sidecar URL %s: want http://host:port, without credentials", shown)
+	case strings.ContainsAny(raw, "?#"):
+		return fmt.Errorf("sidecar URL %s: want a base address, without a query or fragment", shown)
+	case u.Hostname() == "" || !validPort(u.Port()):
+		return fmt.Errorf("sidecar URL %s: want http://host:port with a host name and a port from 1 to 65535", shown)
+	}
+	return nil
+}
+
+// validPort reports whether port, as a URL gives it, is absent (the
+// scheme's) or a number from 1 to 65535.
+func validPort(port string) bool {
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
+}
+
+// maxAsking is how many sidecars are asked at once.
+const maxAsking = 64
+
+// Ask asks every sidecar, maxAsking at a time, and returns their rows in
+// the order of urls. A sidecar not heard from when ctx ends is a row that
+// timed out.
+func (c Client) Ask(ctx context.Context, urls []string) []Sidecar {
+	rows := make([]Sidecar, len(urls))
+	sem := make(chan struct{}, maxAsking)
+	var wg sync.WaitGroup
+	for i, u := range urls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rows[i] = c.askOne(ctx, u)
+		}()
+	}
+	wg.Wait()
+	return rows
+}
+
+// askOne asks one sidecar: its status plugin first, else its bundle data
+// and health.
+func (c Client) askOne(ctx context.Context, base string) Sidecar {
+	row := Sidecar{URL: base}
+	base = strings.TrimRight(base, "/")
+	st, err := c.status(ctx, base)
+	if err == nil {
+		row.Reachable, row.Source = true, "status"
+		row.fromStatus(st)
+		return row
+	}
+	if !errors.Is(err, errNoStatusPlugin) {
+		row.LastError = err.Error()
+		return row
+	}
+	row.Source = "bundles"
+	if row.Revision, err = c.revision(ctx, base); err != nil {
+		row.LastError = err.Error()
+		return row
+	}
+	row.Reachable = true
+	row.LastError, err = c.health(ctx, base)
+	if err != nil {
+		row.Reachable, row.LastError = false, err.Error()
+	}
+	return row
+}
+
+// bundleStatus is a bundle's entry in OPA's /v1/status (OPA's
+// v1/plugins/bundle Status).
+type bundleStatus struct {
+	ActiveRevision           string           `json:"active_revision"`
+	LastSuccessfulActivation time.Time        `json:"last_successful_activation"`
+	Code                     string           `json:"code"`
+	Message                  string           `json:"message"`
+	Errors                   []jsontext.Value `json:"errors"`
+}
+
+// fromStatus fills the row from the bundle's status; a bundle the status
+// does not list has not been activated.
+func (s *Sidecar) fromStatus(st *bundleStatus) {
+	if st == nil {
+		s.LastError = "the status lists no such bundle"
+		return
+	}
+	s.Revision = st.ActiveRevision
+	if !st.LastSuccessfulActivation.IsZero() {
+		s.LastActivation = st.LastSuccessfulActivation.UTC().Format(time.RFC3339)
+	}
+	s.LastError = statusError(st)
+}
+
+// statusError is the bundle status's error on one line, "" for none.
+func statusError(st *bundleStatus) string {
+	if st.Code == "" && st.Message == "" {
+		return ""
+	}
+	parts := []string{st.Message}
+	for _, e := range st.Errors {
+		var pe struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(e, &pe) == nil && pe.Message != "" {
+			parts = append(parts, pe.Message)
+		}
+	}
+	return oneLine(strings.Join(parts, ": "))
+}
+
+// errNoStatusPlugin is status's error when the sidecar runs without its
+// status plugin.
+var errNoStatusPlugin = errors.New("status plugin not enabled")
+
+// status GETs /v1/status and returns the bundle's entry, nil when it
+// lists none.
+func (c Client) status(ctx context.Context, base string) (*bundleStatus, error) {
+	var doc struct {
+		Result struct {
+			Bundles map[string]jsontext.Value `json:"bundles"`
+		} `json:"result"`
+	}
+	code, err := c.get(ctx, base+"/v1/status", &doc)
+	switch {
+	case err != nil:
+		return nil, err
+	case code == http.StatusInternalServerError || code == http.StatusNotFound:
+		return nil, errNoStatusPlugin
+	case code != http.StatusOK:
+		return nil, fmt.Errorf("GET /v1/status answered %d %s", code, http.StatusText(code))
+	}
+	// Only the bundle asked about is read: another bundle's entry, odd as
+	// it may be, is no concern of this one's row.
+	raw, listed := doc.Result.Bundles[c.Bundle]
+	var st *bundleStatus
+	if listed && json.Unmarshal(raw, &st) != nil {
+		return nil, fmt.Errorf("GET /v1/status: the status of bundle %s is not what OPA writes", printable.Quote(strconv.Quote(c.Bundle)))
+	}
+	return st, nil
+}
+
+// revision GETs the bundle's manifest revision from
+// /v1/data/system/bundles, "" when the bundle is not active.
+func (c Client) revision(ctx context.Context, base string) (string, error) {
+	var doc struct {
+		Result struct {
+			Manifest struct {
+				Revision string `json:"revision"`
+			} `json:"manifest"`
+		} `json:"result"`
+	}
+	path := "/v1/data/system/bundles/" + url.PathEscape(c.Bundle)
+	code, err := c.get(ctx, base+path, &doc)
+	if err != nil {
+		return "", err
+	}
+	if code != http.StatusOK {
+		return "", fmt.Errorf("GET %s answered %d %s", path, code, http.StatusText(code))
+	}
+	return doc.Result.Manifest.Revision, nil
+}
+
+// health GETs /health?bundles and returns its error when not every
+// bundle is active.
+func (c Client) health(ctx context.Context, base string) (string, error) {
+	var doc struct {
+		Error string `json:"error"`
+	}
+	code, err := c.get(ctx, base+"/health?bundles", &doc)
+	switch {
+	case err != nil:
+		return "", err
+	case code == http.StatusOK:
+		return "", nil
+	case doc.Error != "":
+		return "health: " + oneLine(doc.Error), nil
+	}
+	return fmt.Sprintf("health: %d %s", code, http.StatusText(code)), nil
+}
+
+// get GETs u and decodes a JSON answer into doc (an error answer's body
+// is decoded when it is JSON), returning the status code. Members are
+// read by OPA's exact names: "Active_Revision" is not OPA's
+// "active_revision", and an answer that names a member twice in one
+// object, anywhere, is refused, since a reader keeping either would say
+// what OPA did not (encoding/json matched names in any case and kept the
+// last of two).
+func (c Client) get(ctx context.Context, u string, doc any) (int, error) {
+	client := c.HTTP
+	if client == nil {
+		client = &http.Client{Timeout: requestTimeout, CheckRedirect: noRedirects}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, unreachable(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return 0, unreachable(err)
+	}
+	if len(body) > maxBody {
+		return 0, fmt.Errorf("GET %s: the answer is larger than %d MiB", req.URL.Path, maxBody>>20)
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return 0, fmt.Errorf("GET %s answered %d %s, a redirect: status follows none, give the sidecar's own address", req.URL.Path, resp.StatusCode, http.StatusText(resp.StatusCode))
+	}
+	err = json.Unmarshal(body, doc)
+	var syntax *jsontext.SyntacticError
+	switch {
+	case errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &syntax):
+		return 0, fmt.Errorf("GET %s: the answer names %s twice in one object: not what OPA answers", req.URL.Path, printable.Quote(strconv.Quote(string(syntax.JSONPointer))))
+	case err == nil || resp.StatusCode != http.StatusOK:
+		return resp.StatusCode, nil
+	case jsontext.Value(body).IsValid(jsontext.AllowDuplicateNames(true)):
+		return 0, fmt.Errorf("GET %s: the answer is JSON, but not what OPA answers", req.URL.Path)
+	}
+	return 0, fmt.Errorf("GET %s: the answer is not JSON: not an OPA?", req.URL.Path)
+}
+
+// noRedirects makes a client return a redirect as its answer: a sidecar
+// that sends its caller elsewhere would have another server's revision
+// reported as its own.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// unreachable says, in a few words, why a sidecar could not be asked.
+func unreachable(err error) error {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errors.New("unreachable: connection refused")
+	case errors.As(err, &dnsErr):
+		return errors.New("unreachable: cannot resolve its host name")
+	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		return errors.New("unreachable: timed out")
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err
+	}
+	return errors.New("unreachable: " + oneLine(err.Error()))
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// maxErrorText bounds an error a sidecar reports, on one line.
+const maxErrorText = 300
+
+func oneLine(s string) string { return printable.Line(s, maxErrorText) }

@@ -1,0 +1,129 @@
+// Package problem is what hcp-rego says of a bad input: a problem at a
+// file, line and column in plain words, every problem of a run sorted and
+// rendered one a line, printable whatever the file held; and OPA's own
+// errors read into the same form.
+package problem
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/hcp-rego/hcp-rego/internal/printable"
+)
+
+// Error is one problem in one input file, at one position when there is one.
+type Error struct {
+	File string
+	Pos  Pos
+	Msg  string
+}
+
+// Error renders the problem as "file:line:col: message", or "file: message"
+// when the problem has no position (a missing file, say), or the message
+// alone when it has no file (an error kept whole by Merge).
+//
+// The file name is quoted and the message escaped (package printable): a file or folder
+// name, or a value a message quotes, may hold a line break or an escape,
+// and no input may start a line of output (a GitHub workflow command, a
+// fake result line) or drive a terminal (SPEC §5).
+func (e *Error) Error() string {
+	msg := printable.Escape(e.Msg)
+	switch {
+	case e.File == "":
+		return msg // an error that names its file itself, or none
+	case e.Pos.Line == 0:
+		return printable.Quote(e.File) + ": " + msg
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", printable.Quote(e.File), e.Pos.Line, e.Pos.Col, msg)
+}
+
+// Errors is every problem found in one run. It renders sorted by file and
+// position, one per line, so that output is stable and reads top to bottom.
+type Errors []*Error
+
+// Error renders every problem, one per line, sorted. It leaves es as it
+// is: an error may be printed from two goroutines at once.
+func (es Errors) Error() string {
+	sorted := slices.Clone(es)
+	sorted.Sort()
+	lines := make([]string, len(sorted))
+	for i, e := range sorted {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Sort orders the problems by file, line, column and message.
+func (es Errors) Sort() {
+	slices.SortStableFunc(es, compareErrors)
+}
+
+func compareErrors(a, b *Error) int {
+	return cmp.Or(
+		cmp.Compare(a.File, b.File),
+		cmp.Compare(a.Pos.Line, b.Pos.Line),
+		cmp.Compare(a.Pos.Col, b.Pos.Col),
+		cmp.Compare(a.Msg, b.Msg),
+	)
+}
+
+// Err returns es as an error, sorted, each problem once, or nil when it
+// holds no problem, so that a caller can write `return errs.Err()` without
+// the typed-nil trap. The error is a copy: es is left as it is, and the
+// caller may go on adding to it.
+func (es Errors) Err() error {
+	if len(es) == 0 {
+		return nil
+	}
+	out := slices.Clone(es)
+	out.Sort()
+	// A file that two steps read (discovery, then a case file naming it)
+	// is reported once.
+	return slices.CompactFunc(out, func(a, b *Error) bool { return *a == *b })
+}
+
+// Add appends one problem.
+func (es *Errors) Add(file string, pos Pos, format string, args ...any) {
+	*es = append(*es, &Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Merge appends the problems carried by err: an Errors, an *Error, or any
+// other error, which is kept under file with no position.
+func (es *Errors) Merge(file string, err error) {
+	switch e := err.(type) {
+	case nil:
+	case Errors:
+		*es = append(*es, e...)
+	case *Error:
+		*es = append(*es, e)
+	default:
+		*es = append(*es, &Error{File: file, Msg: err.Error()})
+	}
+}
+
+// Clip shortens a long token or value for a message to its first and last
+// 32 bytes around how many were left out: the position names the value,
+// and a message must not repeat a megabyte of it.
+func Clip(s string) string {
+	const keep = 32
+	if len(s) <= 3*keep {
+		return s
+	}
+	head, tail := strings.ToValidUTF8(s[:keep], ""), strings.ToValidUTF8(s[len(s)-keep:], "")
+	return fmt.Sprintf("%s...(%d bytes)...%s", head, len(s)-len(head)-len(tail), tail)
+}
+
+// Pathless drops the file name from a file system error, for a message
+// that names the file its own way (a temporary file's random name, or
+// /dev/stdout for standard output, would only confuse).
+func Pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

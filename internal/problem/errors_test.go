@@ -1,0 +1,43 @@
+package problem
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestErrorsLeftAsTheyAre checks that rendering Errors, or taking Err,
+// does not sort or compact the caller's slice: a caller may go on adding to
+// it, and an error may be printed from two goroutines at once.
+func TestErrorsLeftAsTheyAre(t *testing.T) {
+	var errs Errors
+	errs.Add("b.json", Pos{Line: 2, Col: 1}, "second")
+	errs.Add("a.json", Pos{Line: 1, Col: 1}, "first")
+	errs.Add("a.json", Pos{Line: 1, Col: 1}, "first")
+	before := slices.Clone(errs)
+	err := errs.Err()
+	_ = errs.Error()
+	if !slices.Equal(errs, before) {
+		t.Errorf("errs changed to %v; want %v", errs, before)
+	}
+	if want := "a.json:1:1: first\nb.json:2:1: second"; err.Error() != want {
+		t.Errorf("Err() = %q; want %q", err, want)
+	}
+}
+
+// TestErrorNamesPrintable checks that a file or folder name, and what a
+// message quotes, can start no line of an error's text and send no
+// escape to a terminal (SPEC §5): every error message is a problem.Error
+// or holds them.
+func TestErrorNamesPrintable(t *testing.T) {
+	const name = "a\n::warning file=x::\x1b[31m.json"
+	var errs Errors
+	errs.Add(name, Pos{Line: 2, Col: 3}, "no pack at %s", name)
+	errs.Add(name, Pos{}, "unreadable")
+	errs.Merge(name, &Error{Msg: "kept whole: " + name})
+	want := `kept whole: a\n::warning file=x::\x1b[31m.json` + "\n" +
+		`"a\n::warning file=x::\x1b[31m.json": unreadable` + "\n" +
+		`"a\n::warning file=x::\x1b[31m.json":2:3: no pack at a\n::warning file=x::\x1b[31m.json`
+	if got := errs.Err().Error(); got != want {
+		t.Errorf("rendered\n%s\nwant\n%s", got, want)
+	}
+}

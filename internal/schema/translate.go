@@ -1,0 +1,221 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
+)
+
+// violation is one leaf validation error, resolved against the document
+// and the schema.
+type violation struct {
+	file    string
+	node    *document.Node // the offending value
+	path    string         // where it is, in prose
+	keyword string         // the schema keyword that failed
+	rule    map[string]any
+	leaf    *jsonschema.ValidationError
+}
+
+// translate turns a leaf validation error into plain-words errors.
+func (s *Schema) translate(file string, root *document.Node, leaf *jsonschema.ValidationError) problem.Errors {
+	parent, keyword := splitLast(leaf.KeywordLocation)
+	v := violation{
+		file:    file,
+		node:    root.Pointer(leaf.InstanceLocation),
+		path:    root.Path(leaf.InstanceLocation),
+		keyword: keyword,
+		rule:    s.resolve(parent),
+		leaf:    leaf,
+	}
+	if v.node == nil {
+		v.node = root
+	}
+	if msg := s.customMessage(leaf.KeywordLocation); msg != "" {
+		if keyword == "pattern" { // the words for the pattern, after the value
+			return v.at(v.node.Pos, "%s: %s %s", v.where(), compact(v.node.Value()), msg)
+		}
+		return v.at(v.node.Pos, "%s: %s", v.where(), msg)
+	}
+	switch keyword {
+	case "additionalProperties":
+		return v.unknownFields()
+	case "required":
+		return v.missingFields()
+	case "enum":
+		return v.at(v.node.Pos, "%s: unknown value %s, want %s", v.where(), compact(v.node.Value()), oneOf(v.rule["enum"]))
+	case "const":
+		return v.at(v.node.Pos, "%s: must be %s, got %s", v.where(), compact(v.rule["const"]), compact(v.node.Value()))
+	case "type":
+		return v.at(v.node.Pos, "%s: must be %s, got %s", v.where(), typeWords(v.rule["type"]), article(v.node.Kind.String()))
+	case "minLength":
+		if strings.HasSuffix(leaf.KeywordLocation, "/propertyNames/minLength") {
+			return v.emptyKeys()
+		}
+		return v.at(v.node.Pos, "%s: must not be empty", v.where())
+	case "pattern":
+		return v.at(v.node.Pos, "%s: %s does not match %s", v.where(), compact(v.node.Value()), v.rule["pattern"])
+	case "maxLength":
+		return v.at(v.node.Pos, "%s: longer than %v characters", v.where(), v.rule["maxLength"])
+	case "minItems":
+		return v.at(v.node.Pos, "%s: must not be empty", v.where())
+	}
+	return v.at(v.node.Pos, "%s: %s", v.where(), leaf.Message)
+}
+
+func (v violation) at(pos problem.Pos, format string, args ...any) problem.Errors {
+	return problem.Errors{{File: v.file, Pos: pos, Msg: fmt.Sprintf(format, args...)}}
+}
+
+// where names the offending value for a message.
+func (v violation) where() string {
+	if v.path == "" {
+		return "top level"
+	}
+	return problem.Clip(v.path)
+}
+
+// in names the object that holds an offending member.
+func (v violation) in() string {
+	if v.path == "" {
+		return ""
+	}
+	return " in " + v.path
+}
+
+func (v violation) unknownFields() problem.Errors {
+	known, _ := v.rule["properties"].(map[string]any)
+	var errs problem.Errors
+	for _, member := range v.node.Items {
+		if _, ok := known[member.Key]; !ok {
+			errs = append(errs, v.at(member.KeyPos, "unknown field %q%s", problem.Clip(member.Key), v.in())...)
+		}
+	}
+	return errs
+}
+
+// emptyKeys reports each empty key of an object whose keys are names
+// (propertyNames: minLength 1), at the key.
+func (v violation) emptyKeys() problem.Errors {
+	var errs problem.Errors
+	for _, member := range v.node.Items {
+		if member.Key == "" {
+			errs = append(errs, v.at(member.KeyPos, "empty key%s: a name must not be empty", v.in())...)
+		}
+	}
+	return errs
+}
+
+func (v violation) missingFields() problem.Errors {
+	required, _ := v.rule["required"].([]any)
+	var errs problem.Errors
+	for _, r := range required {
+		if name, _ := r.(string); v.node.Field(name) == nil {
+			errs = append(errs, v.at(v.node.Pos, "missing field %q%s", name, v.in())...)
+		}
+	}
+	return errs
+}
+
+// customMessage returns the message the schema words for the keyword at
+// keywordLocation (an "x-messages" member beside it), if any.
+func (s *Schema) customMessage(keywordLocation string) string {
+	parent, keyword := splitLast(keywordLocation)
+	msgs, _ := s.resolve(parent)["x-messages"].(map[string]any)
+	msg, _ := msgs[keyword].(string)
+	return msg
+}
+
+// resolve follows a keyword location (a JSON pointer through the schema
+// document, with "$ref" steps) to the schema object it names.
+func (s *Schema) resolve(location string) map[string]any {
+	var cur any = s.doc
+	for _, seg := range strings.Split(location, "/")[1:] {
+		switch node := cur.(type) {
+		case map[string]any:
+			if seg == "$ref" {
+				ref, _ := node["$ref"].(string)
+				cur = s.resolve(strings.TrimPrefix(ref, "#"))
+				continue
+			}
+			cur = node[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(node) {
+				return nil
+			}
+			cur = node[i]
+		}
+	}
+	m, _ := cur.(map[string]any)
+	return m
+}
+
+func splitLast(ptr string) (string, string) {
+	i := strings.LastIndexByte(ptr, '/')
+	if i < 0 {
+		return "", ptr
+	}
+	return ptr[:i], ptr[i+1:]
+}
+
+// compact renders a JSON value as compact JSON text.
+func compact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return problem.Clip(string(b))
+}
+
+// oneOf renders allowed values as `"a", "b" or "c"`.
+func oneOf(values any) string {
+	list, _ := values.([]any)
+	words := make([]string, len(list))
+	for i, v := range list {
+		words[i] = compact(v)
+	}
+	return joinOr(words)
+}
+
+func joinOr(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// typeWords renders a schema "type" as "a string" or "a string or an object".
+func typeWords(t any) string {
+	var names []string
+	switch t := t.(type) {
+	case string:
+		names = []string{t}
+	case []any:
+		for _, n := range t {
+			names = append(names, fmt.Sprint(n))
+		}
+	}
+	words := make([]string, len(names))
+	for i, n := range slices.Clone(names) {
+		words[i] = article(n)
+	}
+	return joinOr(words)
+}
+
+func article(kind string) string {
+	switch kind {
+	case "array", "object", "integer":
+		return "an " + kind
+	case "null":
+		return "null"
+	}
+	return "a " + kind
+}

@@ -1,0 +1,243 @@
+// Package testrun runs hcp-rego's policy tests (SPEC §5.1): the decision
+// cases of case files, evaluated by the embedded evaluator against the
+// packs and grants each file names, and Rego unit tests, run by OPA's
+// tester against the modules and data compiled from every pack and grant
+// file found. It measures coverage of the model itself: which rows and
+// confirm gates the cases reached, with which outcomes, and which grants
+// gave a capability.
+//
+// It lives beside rego/ rather than in it because it compiles bundles
+// (package bundles), which imports rego.
+package testrun
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+
+	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/explain"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
+	"github.com/hcp-rego/hcp-rego/internal/regolimit"
+)
+
+// Options say what one run tests.
+type Options struct {
+	Paths    []string // folders or files to search; none means "."
+	Coverage bool     // measure coverage of the model
+	// Explain walks the chain of SPEC §3.2 for every failing case, as
+	// `eval --explain` does (Result.Steps).
+	Explain bool
+}
+
+// Run finds the tests under the paths, checks every input (packs, grant
+// files, case files and Rego tests; any problem or lint finding is
+// returned as positioned errors, and nothing runs), then runs every test.
+// Finding no test to run is an error too: a CI job that tests nothing must
+// not pass.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	paths := o.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	// A broken file that discovery meets is reported with every problem
+	// that loading the rest finds, not alone.
+	found, discoverErr := compile.Discover(paths)
+	r, err := prepare(found, discoverErr)
+	if err != nil {
+		return nil, err
+	}
+	r.explain = o.Explain
+	r.evals.runtimeGate = o.Explain
+	results, err := r.runCases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	regoResults, err := runRegoTests(ctx, r.defaultBundle, r.regoTests)
+	if err != nil {
+		return nil, err
+	}
+	results = append(results, regoResults...)
+	sortResults(results)
+	report := &Report{Results: results}
+	if report.Count(Pass)+report.Count(Fail) == 0 {
+		return nil, noTests(paths)
+	}
+	if o.Coverage {
+		report.Coverage = measure(r.model, results)
+	}
+	return report, nil
+}
+
+func noTests(paths []string) error {
+	return &problem.Error{
+		File: strings.Join(paths, " "),
+		Msg:  "no tests to run: no case in a *.cases.yaml, *.cases.yml or *.cases.json file, and no test_ rule in a *_test.rego file",
+	}
+}
+
+// run is one run's checked inputs.
+type run struct {
+	found     *compile.Found
+	caseFiles []*CaseFile
+	// unrun are the case files that failed to load but whose packs and
+	// grant files are known: those are still read and linted.
+	unrun     []*CaseFile
+	model     *compile.Model // every pack and grant file found or named
+	regoTests map[string]*ast.Module
+	evals     *evaluators
+	explain   bool // walk the chain for each failing case
+
+	// defaultBundle is compiled from every pack and grant file found: the
+	// Rego tests run against it.
+	defaultBundle *bundle.Bundle
+}
+
+// prepare loads and checks every input of the run, reporting every problem
+// in every file at once.
+func prepare(found *compile.Found, discoverErr error) (*run, error) {
+	r := &run{found: found, evals: newEvaluators()}
+	var errs problem.Errors
+	errs.Merge("", discoverErr)
+	// A folder discovery could not walk, or a case file whose packs are
+	// not known, may hold or name the packs that a grant is about.
+	packsMissing := found.Incomplete
+	// Values and alias expansion are bounded across all the case files,
+	// not each alone.
+	budget := document.NewBudget()
+	// So are the terms of the Rego modules: runtime rules and Rego tests.
+	terms := regolimit.NewTermBudget()
+	for _, path := range found.CaseFiles {
+		cf, err := LoadCaseFile(path, budget, terms)
+		errs.Merge(path, err)
+		switch {
+		case err == nil:
+			r.caseFiles = append(r.caseFiles, cf)
+		case cf != nil && cf.packsKnown:
+			r.unrun = append(r.unrun, cf)
+		default:
+			packsMissing = true
+		}
+	}
+	tests, err := parseRegoTests(found.RegoTests, terms)
+	errs.Merge("", err)
+	r.regoTests = tests
+	packs, grants := r.allInputs()
+	sources := compile.Load(packs, grants)
+	if packsMissing {
+		sources.MarkPacksMissing()
+	}
+	sources.Inert(inertInRun(sources, found))
+	if len(errs) > 0 {
+		errs.Merge("", sources.Problems())
+		return nil, errs.Err()
+	}
+	if r.model, err = sources.Check(); err != nil {
+		return nil, err
+	}
+	b, err := r.evals.bundle(found.Packs, found.GrantFiles)
+	if err != nil {
+		return nil, err
+	}
+	r.defaultBundle = b
+	r.evals.keep(found.Packs, found.GrantFiles)
+	return r, nil
+}
+
+// allInputs lists every pack and grant file that the run found or that a
+// case file names, each once, found ones first.
+func (r *run) allInputs() (packs, grants []string) {
+	packs, grants = slices.Clone(r.found.Packs), slices.Clone(r.found.GrantFiles)
+	for _, cf := range slices.Concat(r.caseFiles, r.unrun) {
+		for _, p := range cf.Packs {
+			if !slices.Contains(packs, p) {
+				packs = append(packs, p)
+			}
+		}
+		for _, g := range cf.Grants {
+			if !slices.Contains(grants, g) {
+				grants = append(grants, g)
+			}
+		}
+	}
+	return packs, grants
+}
+
+// inertInRun says which grants the run does not lint. A grant file that
+// only a case file names may hold grants on packs this run does not load
+// (the case file tests one pack of a repository's shared grant set): those
+// grants are inert here, not findings. Every grant of a file that the run
+// found, and every grant on a loaded pack, is linted in full, so a
+// mistyped pack_id in the tested tree is still a finding.
+func inertInRun(sources *compile.Sources, found *compile.Found) func(*compile.Grant) bool {
+	foundFiles := map[string]bool{}
+	for _, f := range found.GrantFiles {
+		foundFiles[filepath.ToSlash(f)] = true
+	}
+	return func(g *compile.Grant) bool {
+		return !foundFiles[g.File] && sources.Pack(g.PackID) == nil
+	}
+}
+
+// inputsOf is the packs and grant files a case file's cases run against.
+func (r *run) inputsOf(cf *CaseFile) (packs, grants []string) {
+	packs, grants = cf.Packs, cf.Grants
+	if packs == nil {
+		packs = r.found.Packs
+	}
+	if grants == nil {
+		grants = r.found.GrantFiles
+	}
+	return packs, grants
+}
+
+// runCases decides every case and compares the decision with its want.
+// After each case file, what only it needs is released.
+func (r *run) runCases(ctx context.Context) ([]*Result, error) {
+	last := map[string]int{} // each set's last case file
+	for i, cf := range r.caseFiles {
+		last[bundleKey(r.inputsOf(cf))] = i
+	}
+	var results []*Result
+	for i, cf := range r.caseFiles {
+		packs, grants := r.inputsOf(cf)
+		got, err := r.runCaseFile(ctx, cf, packs, grants)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, got...)
+		r.evals.release(packs, grants, last[bundleKey(packs, grants)] == i)
+	}
+	return results, nil
+}
+
+// runCaseFile decides the cases of cf against packs and grants.
+func (r *run) runCaseFile(ctx context.Context, cf *CaseFile, packs, grants []string) ([]*Result, error) {
+	var results []*Result
+	for _, c := range cf.Cases {
+		ev, err := r.evals.evaluator(ctx, packs, grants, c.Ext, cf)
+		if err != nil {
+			return nil, err
+		}
+		res := &Result{Kind: KindCase, Name: c.Name, File: c.File, Pos: c.Pos, Status: Pass}
+		decided, err := ev.Decide(ctx, c.Input)
+		if err != nil {
+			res.Status, res.Message = Fail, err.Error()
+		} else {
+			res.Decision = &decided.Decision
+			if res.Diffs = Diff(c.Want, caseSources(decided.Decision.Doc, c.Want, cf.Path)); len(res.Diffs) > 0 {
+				res.Status = Fail
+			}
+		}
+		if r.explain && res.Status == Fail && res.Decision != nil {
+			res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, *res.Decision, decided.RuntimeConfirm, explain.InputProblems(c.File, c.input))
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
