@@ -118,26 +118,26 @@ func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, []byte,
 // modules returns every module of m's bundle, sorted by path: the
 // decision library and one generated module a pack, generated on all
 // CPUs.
-func modules(m *Model) ([]Module, error) {
-	packs := make([]Module, len(m.packs))
+func modules(m *Model) ([]module, error) {
+	packs := make([]module, len(m.packs))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, p := range m.packs {
 		g.Go(func() error {
 			var err error
-			packs[i], err = PackModule(p)
+			packs[i], err = packModule(p)
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	var mods []Module
+	var mods []module
 	for _, lib := range library.Modules() {
-		mods = append(mods, Module{Path: lib.Path, Source: lib.Source})
+		mods = append(mods, module{Path: lib.Path, Source: lib.Source})
 	}
 	mods = append(mods, packs...)
-	slices.SortFunc(mods, func(a, b Module) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(mods, func(a, b module) int { return strings.Compare(a.Path, b.Path) })
 	return mods, nil
 }
 
@@ -176,7 +176,7 @@ func sourceDigests(m *Model) map[string]any {
 // source file's path and sha256 with the grant files' order (which
 // decides provenance). A bundle with other content has another revision, even
 // when only the hcp-rego that made it changed.
-func digest(m *Model, mods []Module, tableSum [sha256.Size]byte) string {
+func digest(m *Model, mods []module, tableSum [sha256.Size]byte) string {
 	h := sha256.New()
 	files := sourceDigests(m)
 	for _, path := range slices.Sorted(maps.Keys(files)) {

@@ -29,12 +29,3 @@ func loadGrants(path string, budget *document.Budget) ([]*Grant, string, error) 
 	}
 	return grants, sum, nil
 }
-
-// isGrantFile reports whether a parsed JSON document is a grant file by
-// shape: an object with a "grants" member. SPEC §5.1 says a grants array;
-// a "grants" member of another type makes a broken grant file, which
-// loading then reports, rather than a file silently passed over: a grant
-// set dropped by a typo can change decisions (default grants take over).
-func isGrantFile(root *document.Node) bool {
-	return root.Field("grants") != nil
-}

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
@@ -23,7 +24,7 @@ import (
 func Load(packDirs, grantFiles []string) *Sources {
 	// A folder or file named twice (two spellings, a link) is read once,
 	// in the spelling first given.
-	packDirs, grantFiles = onceEach(slices.Clone(packDirs)), onceEach(slices.Clone(grantFiles))
+	packDirs, grantFiles = discover.OnceEach(slices.Clone(packDirs)), discover.OnceEach(slices.Clone(grantFiles))
 	m := &Sources{contents: contents{grantDigests: map[string]string{}, byID: map[string]*Pack{}}}
 	var errs problem.Errors
 	packs, files := loadAll(packDirs, grantFiles, document.NewBudget())
@@ -107,8 +108,8 @@ func loadAll(packDirs, grantFiles []string, budget *document.Budget) ([]loaded[*
 // grant files, from being read: Err names every problem, and the sources
 // are marked as missing packs.
 func Open(packArgs, grantFiles []string) *Sources {
-	dirs, dirErr := PackDirs(packArgs)
-	s := Load(dirs, tidied(slices.Clone(grantFiles)))
+	dirs, dirErr := discover.PackDirs(packArgs)
+	s := Load(dirs, discover.Tidied(slices.Clone(grantFiles)))
 	if dirErr == nil {
 		return s
 	}

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,5 +175,27 @@ func TestLoadSharesOneBudget(t *testing.T) {
 		case limit == 53 && (len(refused) == 0 || !strings.Contains(strings.Join(refused, "\n"), ": more values than the limit of 53 for the JSON files of one run")):
 			t.Errorf("54 values under a limit of 53: %q", refused)
 		}
+	}
+}
+
+// A grant file given twice is one grant file, and its path is cleaned.
+func TestOpenReadsAGrantFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	treetest.Write(t, dir, map[string]string{
+		"shop/manifest.json": `{"id": "shop", "commands": {"browse": {}}}`,
+		"shop/policy.json":   `{"surface_id": "shop", "verbs": {"browse": {"operation": "read", "privacy": {"land": "personal"}}}}`,
+		"grants.json":        `{"grants": [{"subject": "role:buyer", "pack_id": "shop", "capabilities": ["verb.exec.read"]}]}`,
+	})
+	t.Chdir(dir)
+	m := Open([]string{"./shop"}, []string{"./grants.json", "grants.json"})
+	if err := m.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Grants()) != 1 {
+		t.Errorf("%d grants, want 1", len(m.Grants()))
+	}
+	// Spelled alike in provenance: cleaned, as pack folders are.
+	if got := []string{m.GrantFiles()[0], m.Packs()[0].PolicyFile}; !slices.Equal(got, []string{"grants.json", "shop/policy.json"}) {
+		t.Errorf("paths %q", got)
 	}
 }

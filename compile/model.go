@@ -170,13 +170,13 @@ func (g *Grant) Source() string { return fmt.Sprintf("%s:%d", g.File, g.Line) }
 // the file among those given, then by line. It packs both in one number
 // (file << 32 | line), from which the decision library rebuilds the
 // grant's source: the tables then need no list of every grant's source.
-func (g *Grant) Position() int64 { return EncodePosition(g.FileIndex, g.Line) }
+func (g *Grant) Position() int64 { return encodePosition(g.FileIndex, g.Line) }
 
 // contents is what a model holds: packs sorted by id, and grants in the
 // order of the files given and of the grants within them. Sources and
 // Model both hold it; only Sources.Check makes a Model of it. Its lists
 // are unexported: callers read copies of them (Packs, Grants, GrantFiles,
-// GrantDigest), so that no caller can change what a model holds.
+// grantDigest), so that no caller can change what a model holds.
 type contents struct {
 	packs      []*Pack
 	grants     []*Grant
@@ -213,9 +213,9 @@ func (c *contents) Grants() []*Grant { return slices.Clone(c.grants) }
 // given, in a new slice.
 func (c *contents) GrantFiles() []string { return slices.Clone(c.grantFiles) }
 
-// GrantDigest returns the hex sha256 of the bytes of the grant file at
+// grantDigest returns the hex sha256 of the bytes of the grant file at
 // path, as GrantFiles names it, and whether that file was read.
-func (c *contents) GrantDigest(path string) (string, bool) {
+func (c *contents) grantDigest(path string) (string, bool) {
 	sum, ok := c.grantDigests[path]
 	return sum, ok
 }

@@ -4,19 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 )
 
 type buildOptions struct {
@@ -73,49 +70,27 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 func runBuild(s streams, o buildOptions) error {
 	defer fewerCollections()()
 	if !utf8.ValidString(o.revision) {
-		// JSON would write it with U+FFFD in place of its bad bytes: the
-		// manifest, and every sidecar, would name another revision.
 		return badInput(fmt.Errorf("--revision %s: not valid UTF-8", strconv.Quote(o.revision)))
 	}
 	signing, err := signingOf(o.signing)
 	if err != nil {
 		return badInput(err)
 	}
-	m, err := compile.Checked(o.packs, o.grants)
+	built, err := compile.Build(compile.BuildOptions{Packs: o.packs, Grants: o.grants, Output: o.output, Revision: o.revision, Signing: signing})
 	if err != nil {
 		return badInput(err)
 	}
-	if err := bundles.CheckOutput(o.output, append(m.Inputs(), o.signing.KeyFile)); err != nil {
-		return badInput(err)
-	}
-	b, encoded, err := compile.CompileToWrite(m, o.revision)
-	if err != nil {
-		return badInput(err)
-	}
-	data, err := bundles.BuildEncoded(b, signing, encoded)
-	if err != nil {
-		return badInput(err)
-	}
-	revision := b.Manifest.Revision
-	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
-		return badInput(err)
-	}
-	fmt.Fprintf(s.out, "wrote %s: revision %s, %d packs, %d grants%s\n", o.output, revision, len(m.Packs()), len(m.Grants()), signedNote(signing))
-	noteReadLimit(s.err, b, bundles.DefaultLimits.Terms)
+	fmt.Fprintf(s.out, "wrote %s: revision %s, %d packs, %d grants%s\n", o.output, built.Revision, built.Packs, built.Grants, signedNote(signing))
+	noteReadLimit(s.err, built.Terms, bundles.DefaultLimits.Terms)
 	return nil
 }
 
 // noteReadLimit notes when the bundle's modules hold more terms than limit,
 // the terms that eval --bundle, pull and replay --bundle read by default
-// (SPEC §5 bounds what they read; OPA itself loads the bundle), and what
+// (docs/bundles.md; OPA itself loads the bundle), and what
 // --max-bundle-bytes lets them read it. Counting costs some 30 ms for the
 // modules of a 3,000-pack set.
-func noteReadLimit(w io.Writer, b *bundle.Bundle, limit int64) {
-	var terms int64
-	for _, m := range b.Modules {
-		n, _ := regolimit.RegoTerms(m.Raw, math.MaxInt64)
-		terms += n
-	}
+func noteReadLimit(w io.Writer, terms, limit int64) {
 	if terms <= limit {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/matrix"
 	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
@@ -229,7 +230,7 @@ func loadTree(dir string) (*compile.Model, error) {
 	// Every problem under dir is reported at once: a broken file that
 	// discovery meets, and what loading and linting the rest find.
 	var errs problem.Errors
-	found, err := compile.Discover([]string{dir})
+	found, err := discover.Discover([]string{dir})
 	errs.Merge(dir, err)
 	sources := compile.Load(found.Packs, found.GrantFiles)
 	if found.Incomplete {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 	"github.com/hcp-rego/hcp-rego/internal/regolimit"
@@ -159,7 +159,7 @@ func resolvePaths(file string, list *document.Node, field string, exists func(st
 			// reached through a link is beside the link's target.
 			p = filepath.Dir(file) + string(filepath.Separator) + filepath.FromSlash(p)
 		}
-		p = compile.Tidy(p)
+		p = discover.Tidy(p)
 		if first, dup := seen[p]; dup {
 			errs.Add(file, item.Pos, "%s[%d]: %q names %s again (first at %d:%d)", field, i, item.Text, p, first.Pos.Line, first.Pos.Col)
 			continue

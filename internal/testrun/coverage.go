@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/printable"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
@@ -96,7 +97,7 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 }
 
 // grantKeys returns a function that keys a grant's "file:line" by its
-// file's identity (compile.SamePath) and line: a case file may name a grant
+// file's identity (discover.SamePath) and line: a case file may name a grant
 // file by another spelling than the model's (an absolute path, a link),
 // and its decisions name the grant in that spelling.
 func grantKeys() func(source string) string {
@@ -108,7 +109,7 @@ func grantKeys() func(source string) string {
 		}
 		file, ok := files[source[:i]]
 		if !ok {
-			file = compile.SamePath(source[:i])
+			file = discover.SamePath(source[:i])
 			files[source[:i]] = file
 		}
 		return file + source[i:]

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
 
@@ -64,7 +64,7 @@ func TestRunReleasesEvaluators(t *testing.T) {
 		"cases:\n"[:0] + "  - name: the run's own set is not named here\n    input: " + input("shop") + "\n    want: {code: unknown_command}\n"
 	treetest.Write(t, dir, files)
 	t.Chdir(dir)
-	found, err := compile.Discover([]string{"."})
+	found, err := discover.Discover([]string{"."})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/discover"
 )
 
 // caseSources is the decision document doc as a case of the case file
@@ -54,7 +54,7 @@ func sameSource(dir, want, got string) bool {
 		// Joined as the system reads it, as a case file's packs are.
 		wantPath = dir + string(filepath.Separator) + filepath.FromSlash(wantPath)
 	}
-	return compile.SamePath(wantPath) == compile.SamePath(gotPath)
+	return discover.SamePath(wantPath) == discover.SamePath(gotPath)
 }
 
 // relSource is got, "path:line", with its path relative to the folder
@@ -64,7 +64,7 @@ func relSource(dir, got string) string {
 	if !ok {
 		return got
 	}
-	rel, err := filepath.Rel(compile.SamePath(dir), compile.SamePath(path))
+	rel, err := filepath.Rel(discover.SamePath(dir), discover.SamePath(path))
 	if err != nil {
 		return got
 	}

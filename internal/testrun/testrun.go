@@ -20,6 +20,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/explain"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
@@ -47,7 +48,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	// A broken file that discovery meets is reported with every problem
 	// that loading the rest finds, not alone.
-	found, discoverErr := compile.Discover(paths)
+	found, discoverErr := discover.Discover(paths)
 	r, err := prepare(found, discoverErr)
 	if err != nil {
 		return nil, err
@@ -83,7 +84,7 @@ func noTests(paths []string) error {
 
 // run is one run's checked inputs.
 type run struct {
-	found     *compile.Found
+	found     *discover.Found
 	caseFiles []*CaseFile
 	// unrun are the case files that failed to load but whose packs and
 	// grant files are known: those are still read and linted.
@@ -100,7 +101,7 @@ type run struct {
 
 // prepare loads and checks every input of the run, reporting every problem
 // in every file at once.
-func prepare(found *compile.Found, discoverErr error) (*run, error) {
+func prepare(found *discover.Found, discoverErr error) (*run, error) {
 	r := &run{found: found, evals: newEvaluators()}
 	var errs problem.Errors
 	errs.Merge("", discoverErr)
@@ -174,7 +175,7 @@ func (r *run) allInputs() (packs, grants []string) {
 // grants are inert here, not findings. Every grant of a file that the run
 // found, and every grant on a loaded pack, is linted in full, so a
 // mistyped pack_id in the tested tree is still a finding.
-func inertInRun(sources *compile.Sources, found *compile.Found) func(*compile.Grant) bool {
+func inertInRun(sources *compile.Sources, found *discover.Found) func(*compile.Grant) bool {
 	foundFiles := map[string]bool{}
 	for _, f := range found.GrantFiles {
 		foundFiles[filepath.ToSlash(f)] = true

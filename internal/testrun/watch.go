@@ -13,7 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
@@ -136,7 +136,7 @@ func (w *watcher) addPath(p string) error {
 // (isRoot), and a message later.
 func (w *watcher) addTree(root string, isRoot bool) error {
 	var errs []error
-	walkErr := compile.WalkLinks(root, func(p string, d fs.DirEntry, err error) error {
+	walkErr := discover.WalkLinks(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil // discovery reports unreadable files at each run
 		}
@@ -193,7 +193,7 @@ func (w *watcher) handle(ev fsnotify.Event, errs io.Writer) bool {
 }
 
 // skipped reports whether discovery skips a folder of this name, as
-// compile.Discover does.
+// discover.Discover does.
 func skipped(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }

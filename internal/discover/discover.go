@@ -1,4 +1,10 @@
-package compile
+// Package discover finds what a run reads under its paths: the packs
+// (folders holding policy.json), grant files (any other *.json whose top
+// level has a "grants" member), decision case files and Rego unit tests.
+// It follows symbolic links to folders within a path's own tree, each
+// folder once, and refuses a link out of it; it reads paths as the system
+// does (Tidy, SamePath).
+package discover
 
 import (
 	"bytes"
@@ -83,13 +89,13 @@ func PackDirs(args []string) ([]string, error) {
 			dirs = append(dirs, found...)
 		}
 	}
-	return onceEach(dirs), errs.Err()
+	return OnceEach(dirs), errs.Err()
 }
 
-// onceEach drops the paths that name a file or folder named before, as
+// OnceEach drops the paths that name a file or folder named before, as
 // overlapping arguments do (`lint packs packs/ledger`), keeping the first
 // spelling.
-func onceEach(paths []string) []string {
+func OnceEach(paths []string) []string {
 	seen := make(map[string]bool, len(paths))
 	return slices.DeleteFunc(paths, func(path string) bool {
 		key := SamePath(path)
@@ -123,8 +129,8 @@ func Tidy(path string) string {
 	return path
 }
 
-// tidied tidies each path in place.
-func tidied(paths []string) []string {
+// Tidied tidies each path (Tidy) in place.
+func Tidied(paths []string) []string {
 	for i, path := range paths {
 		paths[i] = Tidy(path)
 	}
@@ -192,7 +198,7 @@ type Found struct {
 // Discover walks each root for packs, grant files (any other *.json whose
 // top level has a "grants" array), case files (*.cases.yaml|yml|json) and
 // Rego unit tests (*_test.rego), each listed once however the roots
-// overlap, and tidied as command-line paths are.
+// overlap, and Tidied as command-line paths are.
 func Discover(roots []string) (*Found, error) {
 	f := &Found{}
 	var errs problem.Errors
@@ -209,7 +215,7 @@ func Discover(roots []string) (*Found, error) {
 	}
 	errs = append(errs, f.errs...)
 	for _, list := range []*[]string{&f.Packs, &f.GrantFiles, &f.CaseFiles, &f.RegoTests} {
-		*list = onceEach(tidied(*list))
+		*list = OnceEach(Tidied(*list))
 	}
 	return f, errs.Err()
 }
@@ -308,4 +314,13 @@ func skipUnreadable(root, path string, d fs.DirEntry, err error, errs *problem.E
 		return filepath.SkipDir
 	}
 	return nil
+}
+
+// isGrantFile reports whether a parsed JSON document is a grant file by
+// shape: an object with a "grants" member. SPEC §5.1 says a grants array;
+// a "grants" member of another type makes a broken grant file, which
+// loading then reports, rather than a file silently passed over: a grant
+// set dropped by a typo can change decisions (default grants take over).
+func isGrantFile(root *document.Node) bool {
+	return root.Field("grants") != nil
 }
