@@ -1,8 +1,9 @@
-// Package bundles packs the compiler's output (compile.Compile: an OPA
+// Package bundles, one of hcp-rego's three API packages (with compile and
+// rego), packs the compiler's output (compile.Compile: an OPA
 // bundle of the decision library, the pack modules and the grant tables)
 // into a .tar.gz with OPA's bundle package, signs it, writes it atomically
 // and byte-identically, and reads a bundle back with signature
-// verification, within limits on its size counted as it is read (SPEC
-// §4.3, §5). It imports neither compile nor rego: it knows bundles, not
+// verification, within limits on its size counted as it is read
+// (docs/bundles.md). It imports neither compile nor rego: it knows bundles, not
 // what is in them.
 package bundles

@@ -1,11 +1,3 @@
-// Package compile reads packs (manifest.json + policy.json) and grant sets
-// and validates them against the embedded JSON Schemas (Load, Open: the
-// Sources), lints them for the coverage and consistency rules of SPEC §2.2
-// and §2.3 (Sources.Lint), checks them into a Model (Sources.Check), and
-// compiles that checked model, and nothing else, into its whole output
-// (Compile): the decision library, a Rego module a pack and the grant
-// lookup tables, as an OPA bundle that package bundles packs and the
-// embedded evaluator decides with.
 package compile
 
 import (
