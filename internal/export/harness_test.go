@@ -46,7 +46,7 @@ func needHarnesses(t *testing.T) string {
 	for pkg, version := range pinnedHarnesses {
 		path := filepath.Join(harnessDir, "node_modules", pkg, "package.json")
 		if _, err := os.Stat(path); err != nil {
-			harnessUnavailable(t, fmt.Sprintf("%s is not installed: run `make harness` (npm ci in export/%s)", pkg, harnessDir))
+			harnessUnavailable(t, fmt.Sprintf("%s is not installed: run `make harness` (npm ci in internal/export/%s)", pkg, harnessDir))
 		}
 		var installed struct{ Version string }
 		readJSON(t, path, &installed)
