@@ -38,7 +38,7 @@ func newEvalCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval (PACK_DIR... [--grants FILE]... | --bundle FILE) --input FILE|-",
 		Short: "Evaluate one decision with the embedded OPA evaluator",
-		Long: `Eval prints the decision document of SPEC §3.6 for one input: JSON by
+		Long: `Eval prints the decision document (docs/decisions.md) for one input: JSON by
 default, or a readable summary with --format pretty. With --bundle it
 evaluates that bundle as built, verifying its signature first when
 --verification-key is given; a bundle may hold 64 MiB a file and 256 MiB
@@ -46,10 +46,10 @@ in all, uncompressed (each entry counting 1 KiB besides its content),
 22,369,621 JSON values in the JSON files OPA parses
 and 1,048,576 terms in its Rego modules, and --max-bundle-bytes raises all
 four. --ext loads a runtime's
-own rules (package hcp.ext: deny and confirm, SPEC §4.2) beside it, and
+own rules (package hcp.ext: deny and confirm, docs/bundles.md) beside it, and
 refuses a symbolic link and a .signatures.json under its path, which
 opa run --bundle and opa run read differently.
---explain walks the chain of SPEC §3.2 step by step in source terms.
+--explain walks the decision chain step by step in source terms.
 --fail-on-deny exits 1 when the call is not allowed.
 Any JSON input is decided (garbage is invalid_input); text that is not JSON
 is bad input (exit 2).`,

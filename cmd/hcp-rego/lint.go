@@ -18,8 +18,8 @@ func newLintCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint [PACK_DIR...] [--grants FILE]...",
 		Short: "Check packs and grants for coverage and consistency",
-		Long: `Lint checks each pack's policy.json against its manifest.json (SPEC §2.2)
-and each grant against the packs (§2.3), and prints every finding as
+		Long: `Lint checks each pack's policy.json against its manifest.json and each
+grant against the packs (docs/files.md), and prints every finding as
 file:line:col: message. A PACK_DIR is a pack folder or a folder of packs
 (default "."). Exit 1 on findings, 2 on unreadable or invalid files.`,
 		Example: `  hcp-rego lint testdata/packs --grants testdata/grants/acme.json

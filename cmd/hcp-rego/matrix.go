@@ -41,14 +41,14 @@ func newMatrixCommand(s streams) *cobra.Command {
 harness would show: allow, ask (confirm_required) or deny. Each cell is a
 decision of the decision library for a principal that holds just that
 subject, with every land fact satisfied and no confirm, apply or allow rule
-(SPEC §5.3). --mode sets access.mode (default ask; in mode run a
+(docs/matrix.md). --mode sets access.mode (default ask; in mode run a
 confirm: true gate passes, "always" still asks); --tenant sets the
 principal's tenant (without it, grants scoped to a tenant count for no cell
 and a note says so); --subject (repeatable) picks columns.
 
 --format table (default) is aligned for a terminal, coloured when stdout is
 one (NO_COLOR turns colour off); markdown is a table for a pull request
-comment; json is SPEC §5.3's document.
+comment; json is the document docs/matrix.md shows.
 
 --diff OLD_DIR NEW_DIR finds the packs and grant files under each folder,
 computes both matrices over the subjects of both, and prints only the cells

@@ -37,7 +37,7 @@ func newReplayCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay (--bundle FILE|REF | PACK_DIR... --grants FILE...) LOG...|-",
 		Short: "Decide logged calls again with a candidate policy: what would it widen, narrow or change?",
-		Long: `Replay reads OPA decision log events (SPEC §5.5) and decides each logged
+		Long: `Replay reads OPA decision log events (docs/replay.md) and decides each logged
 input again with the candidate policy: a bundle (--bundle, verified with
 --verification-key as eval does), or pack folders and grant files. A LOG
 is a file or - for stdin: OPA's console decision log (one JSON event a
