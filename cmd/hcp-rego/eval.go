@@ -115,6 +115,11 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	if err := printDecision(s.out, o.format, res.Decision, steps); err != nil {
 		return err
 	}
+	if o.format == "pretty" && !o.explain && res.Decision.Code == "invalid_input" {
+		if _, err := io.WriteString(s.out, explain.PrettyReason(explain.InputProblems(input.file, input.root))); err != nil {
+			return err
+		}
+	}
 	if o.failOnDeny && !res.Decision.Allow {
 		return findings()
 	}

@@ -71,3 +71,17 @@ func PrettySteps(steps []Step) string {
 	}
 	return b.String()
 }
+
+// PrettyReason is what `eval --format pretty` adds to an invalid_input
+// decision when --explain is not given: the first of the input's
+// problems, at its file:line:col, and how many more --explain lists.
+func PrettyReason(problems []string) string {
+	if len(problems) == 0 {
+		return ""
+	}
+	more := "--explain walks every step"
+	if n := len(problems) - 1; n > 0 {
+		more = fmt.Sprintf("--explain lists the other %d and walks every step", n)
+	}
+	return fmt.Sprintf("  %-10s %s\n  %-10s %s\n", "reason", printable.Quote(problems[0]), "", more)
+}
