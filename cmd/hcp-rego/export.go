@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/export"
 	"github.com/hcp-rego/hcp-rego/internal/matrix"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 )
 
 type exportOptions struct {
@@ -91,6 +94,10 @@ func runExport(ctx context.Context, s streams, o exportOptions) error {
 	if _, err := pickSubjects(m, []string{o.subject}); err != nil {
 		return badInput(err)
 	}
+	if tenants := matrix.OnlyForTenants(m, o.subject); o.tenant == "" && tenants != nil {
+		return badInput(fmt.Errorf("--subject %s: every grant of it holds only for tenant %s, so without --tenant the file would give it nothing; give --tenant %s",
+			printable.Quote(o.subject), quotedList(tenants), printable.Quote(tenants[0])))
+	}
 	mx, err := matrix.Compute(ctx, m, matrix.Options{Mode: matrix.ModeAsk, Tenant: o.tenant, Subjects: []string{o.subject}})
 	if err != nil {
 		return badInput(err)
@@ -113,4 +120,16 @@ func runExport(ctx context.Context, s streams, o exportOptions) error {
 		fmt.Fprintln(s.err, n)
 	}
 	return nil
+}
+
+// quotedList is names, each quoted, joined with commas and "or".
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

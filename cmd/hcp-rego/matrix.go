@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -120,7 +119,10 @@ func runMatrix(ctx context.Context, s streams, o matrixOptions) error {
 	if err != nil {
 		return err
 	}
-	writeTenantNotes(s.err, m, o.tenant)
+	if o.format == "json" {
+		// The table and Markdown show them above the table.
+		writeTenantNotes(s.err, m, o.tenant)
+	}
 	writeAnomalies(s.err, mx)
 	_, err = s.out.Write(out.Bytes())
 	return err
@@ -153,17 +155,8 @@ func colourful(w io.Writer) bool {
 // writeTenantNotes tells the user which grants count for no cell because
 // they hold only for another tenant.
 func writeTenantNotes(w io.Writer, m *compile.Model, tenant string) {
-	byTenant := matrix.TenantOnly(m, tenant)
-	for _, t := range slices.Sorted(maps.Keys(byTenant)) {
-		var where []string
-		for _, g := range byTenant[t] {
-			where = append(where, fmt.Sprintf("%s:%d", printable.Quote(g.File), g.Line))
-		}
-		words := "grants hold only for tenant %q and count in no cell (--tenant %s counts them)"
-		if len(where) == 1 {
-			words = "grant holds only for tenant %q and counts in no cell (--tenant %s counts it)"
-		}
-		fmt.Fprintf(w, "note: %d "+words+": %s\n", len(where), t, printable.Quote(t), strings.Join(where, ", "))
+	for _, n := range matrix.TenantNotesOf(m, tenant) {
+		fmt.Fprintln(w, n.Text())
 	}
 }
 

@@ -10,11 +10,15 @@ import (
 )
 
 // WriteMarkdown writes the matrix as a GitHub-flavoured Markdown table for
-// a pull request comment: a line naming the mode, then one table row a
-// command or trigger. Packs, keys and subjects are code spans.
+// a pull request comment: a line naming the mode, its tenant notes, then
+// one table row a command or trigger. Packs, keys and subjects are code
+// spans.
 func WriteMarkdown(w io.Writer, mx *Matrix) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**hcp-rego matrix**, mode `%s`\n\n", mx.Mode)
+	for _, n := range mx.TenantNotes {
+		fmt.Fprintf(&b, "> %s\n\n", n.Markdown())
+	}
 	header := []string{"pack", "kind", "key"}
 	for _, s := range mx.Subjects {
 		header = append(header, markdown.Code(s))

@@ -77,6 +77,10 @@ type Matrix struct {
 	Subjects  []string  `json:"subjects"`
 	Rows      []*Row    `json:"rows"`
 	Anomalies []Anomaly `json:"-"`
+	// TenantNotes name the grants that count in no cell, since they hold
+	// only for another tenant than the principals'. The table and
+	// Markdown show them above the table.
+	TenantNotes []TenantNote `json:"-"`
 }
 
 // Options say which cells to compute.
@@ -116,7 +120,7 @@ func Compute(ctx context.Context, m *compile.Model, o Options) (*Matrix, error) 
 	if err != nil {
 		return nil, err
 	}
-	mx := &Matrix{Mode: o.Mode, Subjects: slices.Clone(subjects), Rows: rowsOf(m)}
+	mx := &Matrix{Mode: o.Mode, Subjects: slices.Clone(subjects), Rows: rowsOf(m), TenantNotes: TenantNotesOf(m, o.Tenant)}
 	if err := mx.fill(ctx, ev, principals); err != nil {
 		return nil, err
 	}

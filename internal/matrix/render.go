@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -31,10 +32,15 @@ var colours = map[Disposition]string{Allow: "\x1b[32m", Ask: "\x1b[33m", Deny: "
 
 const colourReset = "\x1b[0m"
 
-// WriteTable writes the matrix as a table aligned for a terminal: a header
-// line, then one line a row, columns two spaces apart. With colour, each
-// disposition is green, yellow or red.
+// WriteTable writes the matrix as a table aligned for a terminal: its
+// tenant notes, a header line, then one line a row, columns two spaces
+// apart. With colour, each disposition is green, yellow or red.
 func WriteTable(w io.Writer, mx *Matrix, colour bool) error {
+	for _, n := range mx.TenantNotes {
+		if _, err := fmt.Fprintln(w, n.Text()); err != nil {
+			return err
+		}
+	}
 	header := append([]string{"PACK", "KIND", "KEY"}, mx.Subjects...)
 	lines := [][]string{header}
 	for _, r := range mx.Rows {

@@ -2,10 +2,14 @@ package matrix
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/markdown"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 )
 
 // Default is the subject of default grants, and the column of a principal
@@ -110,4 +114,74 @@ func TenantOnly(m *compile.Model, tenant string) map[string][]*compile.Grant {
 		}
 	}
 	return out
+}
+
+// TenantNote says that some grants hold only for a tenant that the
+// matrix's principals are not of, so that they count in no cell.
+type TenantNote struct {
+	Tenant string
+	Grants []string // each grant's file:line, in file order
+}
+
+// Text is the note as a line for a person, every name printable.
+func (n TenantNote) Text() string {
+	where := make([]string, len(n.Grants))
+	for i, g := range n.Grants {
+		where[i] = printable.Quote(g)
+	}
+	words := "%d grants hold only for tenant %q and count in no cell (--tenant %s counts them): %s"
+	if len(where) == 1 {
+		words = "%d grant holds only for tenant %q and counts in no cell (--tenant %s counts it): %s"
+	}
+	return fmt.Sprintf("note: "+words, len(where), n.Tenant, printable.Quote(n.Tenant), strings.Join(where, ", "))
+}
+
+// Markdown is the note for a pull request comment: the tenant and each
+// grant a code span.
+func (n TenantNote) Markdown() string {
+	where := make([]string, len(n.Grants))
+	for i, g := range n.Grants {
+		where[i] = markdown.Code(g)
+	}
+	grants := fmt.Sprintf("%d grants hold", len(where))
+	if len(where) == 1 {
+		grants = "1 grant holds"
+	}
+	return fmt.Sprintf("**note:** %s only for tenant %s and count in no cell (`--tenant` counts them): %s", grants, markdown.Code(n.Tenant), strings.Join(where, ", "))
+}
+
+// TenantNotesOf are the notes for a matrix of m's principals of tenant,
+// by tenant.
+func TenantNotesOf(m *compile.Model, tenant string) []TenantNote {
+	byTenant := TenantOnly(m, tenant)
+	var notes []TenantNote
+	for _, t := range slices.Sorted(maps.Keys(byTenant)) {
+		n := TenantNote{Tenant: t}
+		for _, g := range byTenant[t] {
+			n.Grants = append(n.Grants, fmt.Sprintf("%s:%d", g.File, g.Line))
+		}
+		notes = append(notes, n)
+	}
+	return notes
+}
+
+// OnlyForTenants returns the tenants that the grants of subject hold for
+// when every one of them holds only for some tenant, and nil when the
+// subject has a grant that holds for every tenant, or none: then a
+// principal of no tenant gets nothing the subject is granted.
+func OnlyForTenants(m *compile.Model, subject string) []string {
+	var tenants []string
+	for _, g := range m.Grants() {
+		if g.Subject != subject {
+			continue
+		}
+		if g.Tenant == "" {
+			return nil
+		}
+		if !slices.Contains(tenants, g.Tenant) {
+			tenants = append(tenants, g.Tenant)
+		}
+	}
+	slices.Sort(tenants)
+	return tenants
 }
