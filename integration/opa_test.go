@@ -75,8 +75,27 @@ type server struct {
 // retried on another.
 func startOPA(t *testing.T, args ...string) *server {
 	t.Helper()
+	return startOPAWith(t, opaProcess{}, args...)
+}
+
+// opaProcess is where an OPA runs: its working folder and the variables
+// it adds to the test's environment (for a configuration's ${...}).
+type opaProcess struct {
+	dir string
+	env []string
+}
+
+// startOPAIn is startOPA with dir as OPA's working folder.
+func startOPAIn(t *testing.T, dir string, args ...string) *server {
+	t.Helper()
+	return startOPAWith(t, opaProcess{dir: dir}, args...)
+}
+
+// startOPAWith is startOPA in the process p says.
+func startOPAWith(t *testing.T, p opaProcess, args ...string) *server {
+	t.Helper()
 	for range 3 {
-		s := launch(t, freeAddr(t), args)
+		s := launch(t, freeAddr(t), p, args)
 		if !s.lostPort() {
 			return s
 		}
@@ -85,13 +104,18 @@ func startOPA(t *testing.T, args ...string) *server {
 	return nil
 }
 
-// launch starts one OPA on addr and waits until it listens or exits.
-func launch(t *testing.T, addr string, args []string) *server {
+// launch starts one OPA on addr, as p says, and waits until it listens or
+// exits.
+func launch(t *testing.T, addr string, p opaProcess, args []string) *server {
 	t.Helper()
 	s := &server{url: "http://" + addr, logs: &syncbuf.Buffer{}, done: make(chan struct{})}
 	all := append([]string{"run", "--server", "--addr", addr, "--log-level", "debug",
 		"--shutdown-grace-period", "1"}, args...) // the default store, as docs/bundles.md advises
 	cmd := exec.Command(opaBinary(t), all...)
+	cmd.Dir = p.dir
+	if p.env != nil {
+		cmd.Env = append(os.Environ(), p.env...)
+	}
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -40,9 +40,9 @@ func FuzzCaseFile(f *testing.F) {
 	f.Add([]byte("packs: [../packs/ledger, ../packs/ledger/]\ngrants: [../grants]\ncases: []\n"), false)
 	f.Add([]byte(`{"cases": [{"name": "\u0000<&>\"", "input": null, "want": {"code": "invalid_input", "pack_id": null}, "ext": {"deny": ["x"]}}]}`), true)
 	root := f.TempDir()
-	copyTree(f, "../../testdata/packs", filepath.Join(root, "packs"))
-	copyTree(f, "../../testdata/grants", filepath.Join(root, "grants"))
-	copyTree(f, "../../testdata/seed004", filepath.Join(root, "seed004"))
+	treetest.CopyTree(f, "../../testdata/packs", filepath.Join(root, "packs"))
+	treetest.CopyTree(f, "../../testdata/grants", filepath.Join(root, "grants"))
+	treetest.CopyTree(f, "../../testdata/seed004", filepath.Join(root, "seed004"))
 	dir := filepath.Join(root, "cases")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		f.Fatal(err)
@@ -132,27 +132,5 @@ func checkReport(t *testing.T, r *Report, path string, data []byte) {
 	}
 	if doc.Tests != len(cf.Cases) || len(names) != len(cf.Cases) {
 		t.Fatalf("JUnit reads back with %d tests, %d test cases, want %d:\n%s", doc.Tests, len(names), len(cf.Cases), junit.Bytes())
-	}
-}
-
-// copyTree copies a folder with everything below it.
-func copyTree(t testing.TB, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
