@@ -15,6 +15,7 @@ require (
 	github.com/spf13/pflag v1.1.0
 	github.com/yuin/goldmark v1.8.7
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/crypto/x509roots/fallback v0.0.0-20261030153154-30a33513ff6d
 	golang.org/x/sync v0.24.0
 	oras.land/oras-go/v2 v2.7.0
 )
