@@ -33,13 +33,13 @@ func TestHelpExamplesRun(t *testing.T) {
 		`git() { if [ "$1" = worktree ]; then cp -R . "$3"; else echo 0123456789abcdef; fi; }` + "\n"
 	root := newRootCommand(streams{})
 	example := func(name string) string {
-		cmd, _, err := root.Find([]string{name})
+		cmd, _, err := root.Find(strings.Fields(name))
 		if err != nil || cmd.Example == "" {
 			t.Fatalf("command %s: no example (%v)", name, err)
 		}
 		return cmd.Example + "\n"
 	}
-	for _, name := range []string{"lint", "compile", "build", "eval", "test", "matrix", "replay", "export", "schema", "version"} {
+	for _, name := range []string{"lint", "compile", "build", "eval", "test", "matrix", "replay", "export", "schema", "version", "init", "init pack"} {
 		t.Run(name, func(t *testing.T) {
 			script := stubs
 			if need, ok := exampleNeeds[name]; ok {

@@ -84,6 +84,7 @@ and shows who gets what.`,
 		newReplayCommand(s),
 		newExportCommand(s),
 		newSchemaCommand(s),
+		newInitCommand(s),
 		newVersionCommand(s),
 	)
 	strictFlags(root)
