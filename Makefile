@@ -8,14 +8,34 @@ FUZZTIME ?= 20s
 # export tests load exported files with.
 HARNESS  := internal/export/testdata/_harness
 NPM      ?= npm
+# What build and release stamp into hcp-rego (hcp-rego version): the tag or
+# commit git describes and the full commit; "dev" and "unknown" outside a
+# git clone (a source archive). SOURCE_DATE_EPOCH, the commit's time, dates
+# the release image, so a release of one commit is the same bytes each time.
+ifndef VERSION
+VERSION := $(or $(shell git describe --tags --always --dirty 2>/dev/null),dev)
+endif
+ifndef COMMIT
+COMMIT  := $(or $(shell git rev-parse HEAD 2>/dev/null),unknown)
+endif
+SOURCE_DATE_EPOCH ?= $(or $(shell git log -1 --format=%ct 2>/dev/null),0)
+export SOURCE_DATE_EPOCH
+LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# The release tool is its own module (tools/release/go.mod), as the test
+# registry is, so that go-containerregistry stays out of go.mod.
+RELEASE  := $(GO) -C tools/release
 
-.PHONY: help build test demo lint fuzz bench clean harness
+.PHONY: help build release test demo lint fuzz bench clean harness
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
 
 build: ## build bin/hcp-rego
-	$(GO) build -o $(BIN) ./cmd/hcp-rego
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hcp-rego
+
+release: ## cross-build dist/: binaries, SHA256SUMS, OCI image layout; IMAGE=host/repo:tag pushes the image (PLAIN_HTTP=1: no TLS)
+	GO='$(GO)' $(RELEASE) run . -repo '$(CURDIR)' -dist '$(CURDIR)/dist' -version '$(VERSION)' -commit '$(COMMIT)' \
+	  $(if $(IMAGE),-image '$(IMAGE)') $(if $(PLAIN_HTTP),-plain-http)
 
 # Without npm (or node), make test runs everything else and says, at the
 # start and at the end, which tests it could not run.
@@ -23,6 +43,7 @@ NO_HARNESS = note: npm or node is not on PATH, so the harness tests (internal/ex
 
 test: lint harness ## everything CI runs: vet, staticcheck, unit, testscript, integration, dogfood, harnesses
 	$(GO) test -count=1 ./...
+	$(RELEASE) test -count=1 ./...
 	$(GO) run ./cmd/hcp-rego test --coverage testdata/
 	@command -v $(NPM) >/dev/null 2>&1 && command -v node >/dev/null 2>&1 || echo "$(NO_HARNESS)"
 
@@ -52,6 +73,8 @@ lint: ## gofmt, go vet and staticcheck (pinned by a tool line in go.mod)
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	$(RELEASE) vet ./...
+	sc=$$($(GO) tool -n staticcheck) && cd tools/release && "$$sc" ./...
 
 # Every fuzz target of the module, for FUZZTIME of fuzzing each and at most
 # FUZZMINIMIZETIME to minimize each new corpus entry (Go otherwise allows

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // exampleTrees are the testdata folders that the help examples name.
@@ -33,14 +36,14 @@ func TestHelpExamplesRun(t *testing.T) {
 		`git() { if [ "$1" = worktree ]; then cp -R . "$3"; else echo 0123456789abcdef; fi; }` + "\n"
 	root := newRootCommand(streams{})
 	example := func(name string) string {
-		cmd, _, err := root.Find([]string{name})
+		cmd, _, err := root.Find(strings.Fields(name))
 		if err != nil || cmd.Example == "" {
 			t.Fatalf("command %s: no example (%v)", name, err)
 		}
 		return cmd.Example + "\n"
 	}
-	for _, name := range []string{"lint", "compile", "build", "eval", "test", "matrix", "replay", "export", "schema", "version"} {
-		t.Run(name, func(t *testing.T) {
+	for _, name := range []string{"lint", "compile", "build", "eval", "test", "matrix", "replay", "export", "schema", "version", "init", "init pack", "completion", "completion bash", ""} {
+		t.Run(cmp.Or(name, "hcp-rego"), func(t *testing.T) {
 			script := stubs
 			if need, ok := exampleNeeds[name]; ok {
 				script += example(need)
@@ -65,4 +68,22 @@ func exampleFolder(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// TestEveryCommandHasExample: --help on every command, cobra's completion
+// commands too, shows an example.
+func TestEveryCommandHasExample(t *testing.T) {
+	var visit func(*cobra.Command)
+	visit = func(cmd *cobra.Command) {
+		if cmd.Hidden || cmd.Name() == "help" {
+			return
+		}
+		if cmd.Example == "" {
+			t.Errorf("%s: no example", cmd.CommandPath())
+		}
+		for _, sub := range cmd.Commands() {
+			visit(sub)
+		}
+	}
+	visit(newRootCommand(streams{}))
 }

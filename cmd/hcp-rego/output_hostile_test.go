@@ -219,12 +219,21 @@ func TestOutputOverInputInTheBinary(t *testing.T) {
 	}
 }
 
+// outputWithoutInputs are the commands whose -o no input can meet, and
+// why.
+var outputWithoutInputs = map[string]string{
+	"hcp-rego init pack": "reads no input; -o is the folder it writes under, and it refuses any file there already (init_pack.txtar)",
+}
+
 // TestEveryOutputCommandChecked holds outputCommands to the commands that
 // have -o, so that a new one is not left out of TestOutputOverInput.
 func TestEveryOutputCommandChecked(t *testing.T) {
 	var have []string
 	var visit func(*cobra.Command)
 	visit = func(cmd *cobra.Command) {
+		if _, ok := outputWithoutInputs[cmd.CommandPath()]; ok {
+			return
+		}
 		if cmd.Flags().ShorthandLookup("o") != nil || cmd.Flags().Lookup("output") != nil {
 			have = append(have, cmd.Name())
 		}

@@ -87,13 +87,15 @@ func newRootCommand(s streams) *cobra.Command {
 manifest, together with capability grant sets, into Rego modules and OPA
 bundles; evaluates decisions locally with an embedded OPA; runs policy tests;
 and shows who gets what.`,
+		Example: `  hcp-rego init pack billing -o policy
+  hcp-rego test --coverage policy
+  hcp-rego build policy/packs --grants policy/grants/billing.json -o hcp.tar.gz`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newLintCommand(s),
 		newCompileCommand(s),
@@ -108,8 +110,10 @@ and shows who gets what.`,
 		newReplayCommand(s),
 		newExportCommand(s),
 		newSchemaCommand(s),
+		newInitCommand(s),
 		newVersionCommand(s),
 	)
+	addCompletionCommand(root)
 	strictFlags(root)
 	return root
 }
