@@ -1,9 +1,12 @@
 package compile
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
+	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
@@ -40,22 +43,22 @@ func (p *Pack) lintCoverage(errs *problem.Errors) {
 	}
 	for _, key := range slices.Sorted(maps.Keys(p.commands)) {
 		if p.Verbs[key] == nil {
-			errs.Add(p.ManifestFile, p.commands[key].KeyPos, "verb %q missing from policy.json", key)
+			errs.Add(p.ManifestFile, p.commands[key].KeyPos, "verb %q missing from policy.json%s", key, p.policyHas("verbs", key, p.Verbs))
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(p.triggers)) {
 		if p.Stimuli[key] == nil {
-			errs.Add(p.ManifestFile, p.triggers[key].Pos, "stimulus %q missing from policy.json", key)
+			errs.Add(p.ManifestFile, p.triggers[key].Pos, "stimulus %q missing from policy.json%s", key, p.policyHas("stimuli", key, p.Stimuli))
 		}
 	}
 	for _, r := range p.Verbs {
 		if p.commands[r.Key] == nil {
-			errs.Add(p.PolicyFile, r.node.KeyPos, "policy verb %q not in pack manifest", r.Key)
+			errs.Add(p.PolicyFile, r.node.KeyPos, "policy verb %q not in pack manifest%s", r.Key, p.manifestHas("commands", r.Key, p.commands))
 		}
 	}
 	for _, r := range p.Stimuli {
 		if p.triggers[r.Key] == nil {
-			errs.Add(p.PolicyFile, r.node.KeyPos, "policy stimulus %q not in stimulusTriggers", r.Key)
+			errs.Add(p.PolicyFile, r.node.KeyPos, "policy stimulus %q not in stimulusTriggers%s", r.Key, p.manifestHas("stimulusTriggers", r.Key, p.triggers))
 		}
 	}
 }
@@ -98,11 +101,11 @@ func (g *Grant) lintTarget(s *Sources, errs *problem.Errors) {
 	p := s.Pack(g.PackID)
 	switch {
 	case p == nil:
-		errs.Add(g.File, g.node.Field("pack_id").Pos, "grant %d: pack %q not in the compiled packs", g.N, g.PackID)
+		errs.Add(g.File, g.node.Field("pack_id").Pos, "grant %d: pack %q not in the compiled packs%s", g.N, g.PackID, suggest("the packs", g.PackID, s.packIDs()))
 	case g.VerbKey != "" && p.Verbs[g.VerbKey] == nil:
-		errs.Add(g.File, g.node.Field("verb_key").Pos, "grant %d: verb %q not in policy for pack %q", g.N, g.VerbKey, g.PackID)
+		errs.Add(g.File, g.node.Field("verb_key").Pos, "grant %d: verb %q not in policy for pack %q%s", g.N, g.VerbKey, g.PackID, suggest("its verbs", g.VerbKey, slices.Collect(maps.Keys(p.Verbs))))
 	case g.Stimulus != "" && p.Stimuli[g.Stimulus] == nil:
-		errs.Add(g.File, g.node.Field("stimulus").Pos, "grant %d: stimulus %q not in policy for pack %q", g.N, g.Stimulus, g.PackID)
+		errs.Add(g.File, g.node.Field("stimulus").Pos, "grant %d: stimulus %q not in policy for pack %q%s", g.N, g.Stimulus, g.PackID, suggest("its stimuli", g.Stimulus, slices.Collect(maps.Keys(p.Stimuli))))
 	}
 }
 
@@ -112,9 +115,52 @@ func (g *Grant) lintScope(errs *problem.Errors) {
 		pos := g.node.Field("capabilities").Items[i].Pos
 		switch {
 		case g.VerbKey != "" && c == CapSense:
-			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a verb_key", g.N, c)
+			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a verb_key (a command takes %s, %s or %s)", g.N, c, CapRead, CapWrite, CapConnect)
 		case g.Stimulus != "" && c != CapSense:
-			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a stimulus", g.N, c)
+			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a stimulus (a trigger takes %s)", g.N, c, CapSense)
 		}
 	}
+}
+
+// suggest is what a message adds about a name that is not there: the
+// names that are, closest first ("" when there are none).
+func suggest(what, want string, names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return " (" + what + ", closest first: " + closestFirst(want, names) + ")"
+}
+
+// manifestHas is what a message about a policy row that the manifest lacks
+// adds: the manifest file, and what its section names, closest first.
+func (p *Pack) manifestHas(section, key string, names map[string]*document.Node) string {
+	if len(names) == 0 {
+		return fmt.Sprintf(" (%s names no %s)", printable.Quote(p.ManifestFile), section)
+	}
+	return fmt.Sprintf(" (%s's %s, closest first: %s)", printable.Quote(p.ManifestFile), section, closestFirst(key, slices.Collect(maps.Keys(names))))
+}
+
+// packIDs are the ids of the packs read.
+func (s *Sources) packIDs() []string {
+	ids := make([]string, 0, len(s.packs))
+	for _, p := range s.packs {
+		ids = append(ids, p.ID)
+	}
+	return ids
+}
+
+// policyHas is what a message about a command or trigger that policy.json
+// lacks adds: the rows of that section that the manifest does not name,
+// closest first, since one of them is often the row misspelt.
+func (p *Pack) policyHas(section, key string, rows map[string]*Row) string {
+	var orphans []string
+	for k := range rows {
+		if (section == "verbs" && p.commands[k] == nil) || (section == "stimuli" && p.triggers[k] == nil) {
+			orphans = append(orphans, k)
+		}
+	}
+	if len(orphans) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s's %s the manifest lacks, closest first: %s)", printable.Quote(p.PolicyFile), section, closestFirst(key, orphans))
 }

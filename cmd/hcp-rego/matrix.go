@@ -90,7 +90,7 @@ func runMatrix(ctx context.Context, s streams, o matrixOptions) error {
 	}
 	if len(o.grants) == 0 {
 		// Required but for --diff, which finds the grant files itself.
-		return badInput(errors.New(`required flag(s) "grants" not set`))
+		return badInput(errors.New(`required flag --grants not set: hcp-rego matrix --help shows an example`))
 	}
 	if !slices.Contains([]string{"table", "markdown", "json"}, o.format) {
 		return badInput(fmt.Errorf("--format %q: want table, markdown or json", o.format))

@@ -29,7 +29,8 @@ func run(args []string, s streams) int {
 	s.out = out
 	root := newRootCommand(s)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
+	err = usageHelp(cmd, err)
 	code, msg := exitCode(err)
 	if out.err != nil && (code != exitBadInput || errors.Is(err, out.err)) {
 		code, msg = exitBadInput, fmt.Sprintf("write standard output: %v", problem.Pathless(out.err))
@@ -115,5 +116,6 @@ and shows who gets what.`,
 	)
 	addCompletionCommand(root)
 	strictFlags(root)
+	root.SetFlagErrorFunc(flagError)
 	return root
 }

@@ -51,6 +51,7 @@ func Text(name string) ([]byte, error) {
 // Schema is one compiled schema together with its document, which error
 // translation reads for allowed fields and values.
 type Schema struct {
+	name     string
 	compiled *jsonschema.Schema
 	doc      map[string]any
 }
@@ -77,7 +78,7 @@ func Get(name string) *Schema {
 	if err := c.AddResource(name+suffix, strings.NewReader(string(text))); err != nil {
 		panic(err)
 	}
-	s := &Schema{compiled: c.MustCompile(name + suffix)}
+	s := &Schema{name: name, compiled: c.MustCompile(name + suffix)}
 	if err := json.Unmarshal(text, &s.doc); err != nil {
 		panic(err)
 	}

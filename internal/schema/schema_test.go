@@ -47,13 +47,13 @@ func TestMessages(t *testing.T) {
 			name:   "grant on both a verb and a stimulus",
 			schema: "grants",
 			json:   `{"grants": [{"subject": "default", "pack_id": "m", "verb_key": "a", "stimulus": "b", "capabilities": ["verb.exec.read"]}]}`,
-			want:   "p.json:1:13: grants[0]: a grant is scoped to a verb_key or a stimulus, not both",
+			want:   "p.json:1:13: grant 1: a grant is scoped to a verb_key or a stimulus, not both",
 		},
 		{
 			name:   "bad subject and capability",
 			schema: "grants",
 			json:   `{"grants": [{"subject": "user:x", "pack_id": "m", "capabilities": ["verb.exec.all"]}]}`,
-			want:   "p.json:1:25: grants[0].subject: \"user:x\" is not a subject: want principal:ID, role:NAME or default\np.json:1:68: grants[0].capabilities[0]: unknown value \"verb.exec.all\", want \"verb.exec.read\", \"verb.exec.write\", \"pack.connect\" or \"sense.enable\"",
+			want:   "p.json:1:25: grant 1, subject: \"user:x\" is not a subject: want principal:ID, role:NAME or default\np.json:1:68: grant 1, capabilities[0]: unknown value \"verb.exec.all\", want \"verb.exec.read\", \"verb.exec.write\", \"pack.connect\" or \"sense.enable\"",
 		},
 		{
 			name:   "manifest ignores unknown fields but checks id",
@@ -145,10 +145,10 @@ func TestValidateListsAtMostMaxProblems(t *testing.T) {
 	if len(lines) != MaxProblems+1 {
 		t.Fatalf("%d lines, want %d", len(lines), MaxProblems+1)
 	}
-	if want := "g.json:1:13: grants[0]: must be an object, got a number"; lines[0] != want {
+	if want := "g.json:1:13: grant 1: must be an object, got a number"; lines[0] != want {
 		t.Errorf("first line %q, want %q", lines[0], want)
 	}
-	if want := "g.json:1:2011: grants[999]: must be an object, got a number"; lines[MaxProblems-1] != want {
+	if want := "g.json:1:2011: grant 1000: must be an object, got a number"; lines[MaxProblems-1] != want {
 		t.Errorf("line %d %q, want %q", MaxProblems, lines[MaxProblems-1], want)
 	}
 	if want := "g.json:1:2013: 500 more violations from here on are not listed (a file lists its first 1000 problems)"; lines[MaxProblems] != want {

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ func (s *Schema) translate(file string, root *document.Node, leaf *jsonschema.Va
 	v := violation{
 		file:    file,
 		node:    root.Pointer(leaf.InstanceLocation),
-		path:    root.Path(leaf.InstanceLocation),
+		path:    s.prose(root.Path(leaf.InstanceLocation)),
 		keyword: keyword,
 		rule:    s.resolve(parent),
 		leaf:    leaf,
@@ -68,6 +69,27 @@ func (s *Schema) translate(file string, root *document.Node, leaf *jsonschema.Va
 		return v.at(v.node.Pos, "%s: must not be empty", v.where())
 	}
 	return v.at(v.node.Pos, "%s: %s", v.where(), leaf.Message)
+}
+
+// grantIndex is the path of a grant in a grant file, and what follows.
+var grantIndex = regexp.MustCompile(`^grants\[(\d+)\]\.?`)
+
+// prose is a path as a message says it. In a grant file a grant is "grant
+// N", counted from 1 as lint counts grants ("grant 3, capabilities[0]"),
+// not grants[2].
+func (s *Schema) prose(path string) string {
+	m := grantIndex.FindStringSubmatch(path)
+	if s.name != "grants" || m == nil {
+		return path
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return path
+	}
+	if rest := path[len(m[0]):]; rest != "" {
+		return fmt.Sprintf("grant %d, %s", n+1, rest)
+	}
+	return fmt.Sprintf("grant %d", n+1)
 }
 
 func (v violation) at(pos problem.Pos, format string, args ...any) problem.Errors {
