@@ -1,4 +1,5 @@
 # hcp-rego: `make help` lists the targets.
+SHELL    := bash
 GO       ?= go
 BIN      := bin/hcp-rego
 PACKS    := testdata/packs
@@ -41,8 +42,11 @@ release: ## cross-build dist/: binaries, SHA256SUMS, OCI image layout; IMAGE=hos
 # start and at the end, which tests it could not run.
 NO_HARNESS = note: npm or node is not on PATH, so the harness tests (internal/export: TestGeminiLoadsExports and TestCodexLoadsExports, which load exported files with Gemini CLI's and Codex's own code) did not run; install Node.js 20 or later with npm to run them
 
+# go test's results go through testprogress, which says which package is
+# running (a line as each starts, its result as it ends, a failure's whole
+# output); pipefail keeps go test's exit status.
 test: lint harness ## everything CI runs: vet, staticcheck, unit, testscript, integration, dogfood, harnesses
-	$(GO) test -count=1 ./...
+	set -o pipefail; $(GO) test -count=1 -json ./... | $(GO) run ./internal/testprogress
 	$(RELEASE) test -count=1 ./...
 	$(GO) run ./cmd/hcp-rego test --coverage testdata/
 	@command -v $(NPM) >/dev/null 2>&1 && command -v node >/dev/null 2>&1 || echo "$(NO_HARNESS)"
