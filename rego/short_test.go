@@ -6,7 +6,7 @@ import "testing"
 // run: one input in shortShare is kept. It is prime, so that a stride over
 // a grid does not meet the same value of a dimension every time. `go test
 // -short` is the inner loop; `make test` runs every suite whole.
-const shortShare = 7
+const shortShare = 11
 
 // scaled is n, or n/shortShare (at least 1) under -short.
 func scaled(n int) int {
