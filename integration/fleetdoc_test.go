@@ -5,9 +5,8 @@ import (
 	"testing"
 )
 
-// fleetConfig is the OPA configuration of a page (the README's "Rolling
-// out to a fleet", docs/fleet.md), the yaml block after its fleet-config
-// marker, as written.
+// fleetConfig is the OPA configuration of a page (docs/fleet.md), the
+// yaml block after its fleet-config marker, as written.
 func fleetConfig(t *testing.T, page string) string {
 	t.Helper()
 	text := string(readFile(t, page))
@@ -22,36 +21,25 @@ func fleetConfig(t *testing.T, page string) string {
 	return block
 }
 
-// readmeFleetConfig is the README's fleet configuration, which
-// docs/fleet.md repeats.
-func readmeFleetConfig(t *testing.T) string {
-	t.Helper()
-	readme := fleetConfig(t, "../README.md")
-	if docs := fleetConfig(t, "../docs/fleet.md"); docs != readme {
-		t.Fatalf("docs/fleet.md's fleet configuration is not the README's:\n%s\nREADME:\n%s", docs, readme)
-	}
-	return readme
-}
-
-// TestReadmeFleetConfig runs the README's rollout (and docs/fleet.md's): build a signed
-// revision, push it, start a sidecar with the README's configuration as
+// TestFleetDocConfig runs docs/fleet.md's rollout: build a signed
+// revision, push it, start a sidecar with the page's configuration as
 // it is (the registry's address from the environment, the key with
 // --set-file), and status --want-revision --wait, which must see the
 // revision through the status plugin the configuration turns on.
-func TestReadmeFleetConfig(t *testing.T) {
+func TestFleetDocConfig(t *testing.T) {
 	// Not parallel: OPA takes the registry from the environment.
 	reg := startRegistry(t, false)
 	ref := reg.addr + "/policy/hcp:prod"
 	t.Setenv("HCP_REGISTRY_URL", "http://"+reg.addr) // the test registry has no TLS
 	t.Setenv("HCP_BUNDLE_REF", ref)
-	config := writeFile(t, "opa-config.yaml", []byte(readmeFleetConfig(t)))
-	bundle := buildFile(t, exampleModel(t, acme), "readme-1", signingHCP)
+	config := writeFile(t, "opa-config.yaml", []byte(fleetConfig(t, "../docs/fleet.md")))
+	bundle := buildFile(t, exampleModel(t, acme), "fleet-doc-1", signingHCP)
 
 	hcpRego(t, t.TempDir(), "push", bundle, ref, "--plain-http").must(t, "push")
 	s := startOPA(t, "--config-file", config, "--set-file", "keys.hcp.key="+keys+"rsa.pub")
-	res, report := status(t, []*server{s}, "--want-revision", "readme-1", "--wait", "40s")
+	res, report := status(t, []*server{s}, "--want-revision", "fleet-doc-1", "--wait", "40s")
 	if res.code != 0 || report.Sidecars[0].Source != "status" {
-		t.Fatalf("status --want-revision readme-1 --wait 40s: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+		t.Fatalf("status --want-revision fleet-doc-1 --wait 40s: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 	if code := s.code(t, carol); code != "capability_required" {
 		t.Errorf("the sidecar decides %s, want capability_required", code)
