@@ -22,14 +22,15 @@ func (s *Sources) Lint() error {
 		return nil
 	}
 	var errs problem.Errors
+	h := &hints{}
 	for _, p := range slices.Concat(s.packs, s.dropped) {
-		p.lintCoverage(&errs)
+		p.lintCoverage(&errs, h)
 		p.lintRows(&errs)
 	}
 	for _, g := range s.linted() {
 		g.lintScope(&errs)
 		if !s.packsMissing {
-			g.lintTarget(s, &errs)
+			g.lintTarget(s, &errs, h)
 		}
 	}
 	return errs.Err()
@@ -37,29 +38,27 @@ func (s *Sources) Lint() error {
 
 // lintCoverage checks that policy and manifest name the same commands and
 // triggers, and that surface_id is the manifest id.
-func (p *Pack) lintCoverage(errs *problem.Errors) {
+func (p *Pack) lintCoverage(errs *problem.Errors, h *hints) {
 	if sid := p.policy.Field("surface_id"); sid.Text != p.ID {
 		errs.Add(p.PolicyFile, sid.Pos, "policy surface_id %q !== %q", sid.Text, p.ID)
 	}
-	for _, key := range slices.Sorted(maps.Keys(p.commands)) {
-		if p.Verbs[key] == nil {
-			errs.Add(p.ManifestFile, p.commands[key].KeyPos, "verb %q missing from policy.json%s", key, p.policyHas("verbs", key, p.Verbs))
-		}
+	// What one side names and the other lacks: a misspelt key is often
+	// on both lists, so each message names the other side's.
+	unlistedVerbs, unlistedStimuli := missing(p.commands, p.Verbs), missing(p.triggers, p.Stimuli)
+	orphanVerbs, orphanStimuli := missing(p.Verbs, p.commands), missing(p.Stimuli, p.triggers)
+	policyLacks := fmt.Sprintf("%s's verbs the manifest lacks", printable.Quote(p.PolicyFile))
+	for _, key := range unlistedVerbs {
+		errs.Add(p.ManifestFile, p.commands[key].KeyPos, "verb %q missing from policy.json%s", key, h.suggest(policyLacks, key, orphanVerbs))
 	}
-	for _, key := range slices.Sorted(maps.Keys(p.triggers)) {
-		if p.Stimuli[key] == nil {
-			errs.Add(p.ManifestFile, p.triggers[key].Pos, "stimulus %q missing from policy.json%s", key, p.policyHas("stimuli", key, p.Stimuli))
-		}
+	policyLacks = fmt.Sprintf("%s's stimuli the manifest lacks", printable.Quote(p.PolicyFile))
+	for _, key := range unlistedStimuli {
+		errs.Add(p.ManifestFile, p.triggers[key].Pos, "stimulus %q missing from policy.json%s", key, h.suggest(policyLacks, key, orphanStimuli))
 	}
-	for _, r := range p.Verbs {
-		if p.commands[r.Key] == nil {
-			errs.Add(p.PolicyFile, r.node.KeyPos, "policy verb %q not in pack manifest%s", r.Key, p.manifestHas("commands", r.Key, p.commands))
-		}
+	for _, key := range orphanVerbs {
+		errs.Add(p.PolicyFile, p.Verbs[key].node.KeyPos, "policy verb %q not in pack manifest%s", key, p.manifestHas(h, "commands", key, p.commands))
 	}
-	for _, r := range p.Stimuli {
-		if p.triggers[r.Key] == nil {
-			errs.Add(p.PolicyFile, r.node.KeyPos, "policy stimulus %q not in stimulusTriggers%s", r.Key, p.manifestHas("stimulusTriggers", r.Key, p.triggers))
-		}
+	for _, key := range orphanStimuli {
+		errs.Add(p.PolicyFile, p.Stimuli[key].node.KeyPos, "policy stimulus %q not in stimulusTriggers%s", key, p.manifestHas(h, "stimulusTriggers", key, p.triggers))
 	}
 }
 
@@ -97,15 +96,15 @@ func takesConfirm(cli []string) bool {
 
 // lintTarget checks that a grant names a pack, verb or trigger that
 // exists.
-func (g *Grant) lintTarget(s *Sources, errs *problem.Errors) {
+func (g *Grant) lintTarget(s *Sources, errs *problem.Errors, h *hints) {
 	p := s.Pack(g.PackID)
 	switch {
 	case p == nil:
-		errs.Add(g.File, g.node.Field("pack_id").Pos, "grant %d: pack %q not in the compiled packs%s", g.N, g.PackID, suggest("the packs", g.PackID, s.packIDs()))
+		errs.Add(g.File, g.node.Field("pack_id").Pos, "grant %d: pack %q not in the compiled packs%s", g.N, g.PackID, h.suggest("the packs", g.PackID, s.packIDs()))
 	case g.VerbKey != "" && p.Verbs[g.VerbKey] == nil:
-		errs.Add(g.File, g.node.Field("verb_key").Pos, "grant %d: verb %q not in policy for pack %q%s", g.N, g.VerbKey, g.PackID, suggest("its verbs", g.VerbKey, slices.Collect(maps.Keys(p.Verbs))))
+		errs.Add(g.File, g.node.Field("verb_key").Pos, "grant %d: verb %q not in policy for pack %q%s", g.N, g.VerbKey, g.PackID, h.suggest("its verbs", g.VerbKey, slices.Collect(maps.Keys(p.Verbs))))
 	case g.Stimulus != "" && p.Stimuli[g.Stimulus] == nil:
-		errs.Add(g.File, g.node.Field("stimulus").Pos, "grant %d: stimulus %q not in policy for pack %q%s", g.N, g.Stimulus, g.PackID, suggest("its stimuli", g.Stimulus, slices.Collect(maps.Keys(p.Stimuli))))
+		errs.Add(g.File, g.node.Field("stimulus").Pos, "grant %d: stimulus %q not in policy for pack %q%s", g.N, g.Stimulus, g.PackID, h.suggest("its stimuli", g.Stimulus, slices.Collect(maps.Keys(p.Stimuli))))
 	}
 }
 
@@ -122,22 +121,24 @@ func (g *Grant) lintScope(errs *problem.Errors) {
 	}
 }
 
-// suggest is what a message adds about a name that is not there: the
-// names that are, closest first ("" when there are none).
-func suggest(what, want string, names []string) string {
-	if len(names) == 0 {
-		return ""
-	}
-	return " (" + what + ", closest first: " + closestFirst(want, names) + ")"
-}
-
 // manifestHas is what a message about a policy row that the manifest lacks
 // adds: the manifest file, and what its section names, closest first.
-func (p *Pack) manifestHas(section, key string, names map[string]*document.Node) string {
+func (p *Pack) manifestHas(h *hints, section, key string, names map[string]*document.Node) string {
 	if len(names) == 0 {
 		return fmt.Sprintf(" (%s names no %s)", printable.Quote(p.ManifestFile), section)
 	}
-	return fmt.Sprintf(" (%s's %s, closest first: %s)", printable.Quote(p.ManifestFile), section, closestFirst(key, slices.Collect(maps.Keys(names))))
+	return h.suggest(fmt.Sprintf("%s's %s", printable.Quote(p.ManifestFile), section), key, slices.Collect(maps.Keys(names)))
+}
+
+// missing lists, sorted, the keys of have that want lacks.
+func missing[A, B any](have map[string]A, want map[string]B) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(have)) {
+		if _, ok := want[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // packIDs are the ids of the packs read.

@@ -1,6 +1,10 @@
 package compile
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func TestClosestFirst(t *testing.T) {
 	for _, tt := range []struct {
@@ -26,5 +30,30 @@ func TestEditDistanceBounded(t *testing.T) {
 	}
 	if d := editDistance("kitten", "sitting"); d != 3 {
 		t.Errorf("kitten, sitting: %d, want 3", d)
+	}
+}
+
+// TestHintsBounded: one run's suggestions stop once their work would pass
+// maxHintWork, so that a file of many grants naming verbs a large pack
+// lacks costs no more than that; a message then names no suggestion.
+func TestHintsBounded(t *testing.T) {
+	names := make([]string, 10_000)
+	for i := range names {
+		names[i] = strings.Repeat("v", 40) + strconv.Itoa(i)
+	}
+	h := &hints{}
+	given, refused := 0, 0
+	for range 1000 {
+		if h.suggest("its verbs", strings.Repeat("w", 40), names) == "" {
+			refused++
+		} else {
+			given++
+		}
+	}
+	if given == 0 || refused == 0 || h.work > maxHintWork {
+		t.Errorf("%d suggestions given, %d refused, work %d of %d: want some of each within the bound", given, refused, h.work, maxHintWork)
+	}
+	if (&hints{}).suggest("its verbs", "x", nil) != "" {
+		t.Error("a suggestion among no names")
 	}
 }
