@@ -84,18 +84,11 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	if err := o.check(); err != nil {
 		return badInput(err)
 	}
-	// The input, the packs (or bundle) and the runtime rules are read
-	// before any is judged, so that every bad file is reported at once.
-	var errs problem.Errors
-	input, err := readInput(s.in, o.input)
-	errs.Merge(o.input, err)
-	m, b, err := o.load()
-	errs.Merge("", err)
-	ext, err := hcprego.ReadExt(o.ext, nil)
-	errs.Merge("", err)
-	if len(errs) > 0 {
-		return badInput(errs.Err())
+	in, err := o.read(s.in)
+	if err != nil {
+		return err
 	}
+	input, m, b, ext := in.input, in.model, in.bundle, in.ext
 	opts := ext
 	if o.explain {
 		opts = append(slices.Clip(ext), hcprego.WithRuntimeGate())
@@ -124,6 +117,33 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 		return findings()
 	}
 	return nil
+}
+
+// evalRead is what eval and permissions read before they judge anything.
+type evalRead struct {
+	input  decisionInput
+	model  *compile.Model // nil for --bundle
+	bundle *bundle.Bundle
+	ext    []hcprego.Option
+}
+
+// read reads the input, the packs (or bundle) and the runtime rules, every
+// one before any is judged, so that every bad file is reported at once
+// (exit 2).
+func (o evalOptions) read(stdin io.Reader) (*evalRead, error) {
+	var errs problem.Errors
+	r := &evalRead{}
+	var err error
+	r.input, err = readInput(stdin, o.input)
+	errs.Merge(o.input, err)
+	r.model, r.bundle, err = o.load()
+	errs.Merge("", err)
+	r.ext, err = hcprego.ReadExt(o.ext, nil)
+	errs.Merge("", err)
+	if len(errs) > 0 {
+		return nil, badInput(errs.Err())
+	}
+	return r, nil
 }
 
 // check refuses flags that name no policy, or two, or verify nothing.

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/internal/printable"
-	"github.com/hcp-rego/hcp-rego/internal/problem"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
@@ -71,21 +70,15 @@ func runPermissions(ctx context.Context, s streams, o permissionsOptions) error 
 	if err := o.check(); err != nil {
 		return badInput(err)
 	}
-	var errs problem.Errors
-	input, err := readInput(s.in, o.input)
-	errs.Merge(o.input, err)
-	_, b, err := o.load()
-	errs.Merge("", err)
-	ext, err := hcprego.ReadExt(o.ext, nil)
-	errs.Merge("", err)
-	if len(errs) > 0 {
-		return badInput(errs.Err())
-	}
-	ev, err := evaluator(ctx, b, o.bundle, ext, len(ext) > 0)
+	in, err := o.read(s.in)
 	if err != nil {
 		return err
 	}
-	p, err := ev.Permissions(ctx, input.value)
+	ev, err := evaluator(ctx, in.bundle, o.bundle, in.ext, len(in.ext) > 0)
+	if err != nil {
+		return err
+	}
+	p, err := ev.Permissions(ctx, in.input.value)
 	if err != nil {
 		return err
 	}
