@@ -150,18 +150,3 @@ func (s *Sources) packIDs() []string {
 	return ids
 }
 
-// policyHas is what a message about a command or trigger that policy.json
-// lacks adds: the rows of that section that the manifest does not name,
-// closest first, since one of them is often the row misspelt.
-func (p *Pack) policyHas(section, key string, rows map[string]*Row) string {
-	var orphans []string
-	for k := range rows {
-		if (section == "verbs" && p.commands[k] == nil) || (section == "stimuli" && p.triggers[k] == nil) {
-			orphans = append(orphans, k)
-		}
-	}
-	if len(orphans) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (%s's %s the manifest lacks, closest first: %s)", printable.Quote(p.PolicyFile), section, closestFirst(key, orphans))
-}
