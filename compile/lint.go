@@ -149,4 +149,3 @@ func (s *Sources) packIDs() []string {
 	}
 	return ids
 }
-
