@@ -25,12 +25,10 @@ func readGarbage(t *testing.T) garbagetest.Corpus {
 	return c
 }
 
-// What a sidecar must answer for any malformed input: the whole decision,
-// allow, and the GPARS error, exactly.
-var (
-	wantInvalid      = map[string]any{"allow": false, "code": "invalid_input", "error": "invalid input", "reasons": []any{}}
-	wantInvalidGPARS = map[string]any{"code": float64(-32001), "message": "The request is not permitted for this agent.", "data": map[string]any{"gpars_code": "AUTHORIZATION_DENIED"}}
-)
+// What a sidecar must answer for any malformed input: the whole decision
+// (garbagetest.Invalid with the input's problems), allow, and the GPARS
+// error, exactly.
+var wantInvalidGPARS = map[string]any{"code": float64(-32001), "message": "The request is not permitted for this agent.", "data": map[string]any{"gpars_code": "AUTHORIZATION_DENIED"}}
 
 // TestSidecarGarbage asks a real OPA, serving our bundle beside the
 // runtime bundle testdata/ext, about every garbage input, and about a
@@ -55,7 +53,7 @@ func TestSidecarGarbage(t *testing.T) {
 			"allow":       normal(s.query(t, "hcp/authz/allow", g.Input)),
 			"gpars_error": normal(s.query(t, "hcp/authz/gpars_error", g.Input)),
 		}
-		want := map[string]any{"decision": normal(wantInvalid), "allow": false, "gpars_error": normal(wantInvalidGPARS)}
+		want := map[string]any{"decision": normal(garbagetest.Invalid(g.Reasons)), "allow": false, "gpars_error": normal(wantInvalidGPARS)}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: OPA answers %s, want %s", g.Name, text(got), text(want))
 		}
@@ -67,9 +65,10 @@ func TestSidecarGarbage(t *testing.T) {
 			t.Errorf("%s: the embedded evaluator decides %s", g.Name, text(res.Decision.Doc))
 		}
 	}
+	noInput := normal(garbagetest.Invalid([]string{"top level: must be an object"}))
 	for _, body := range []string{`{}`, `{"input": null}`, ``} {
-		if got := normal(s.post(t, "hcp/authz/decision", body)); !reflect.DeepEqual(got, normal(wantInvalid)) {
-			t.Errorf("request body %q: decision %s, want %s", body, text(got), text(wantInvalid))
+		if got := normal(s.post(t, "hcp/authz/decision", body)); !reflect.DeepEqual(got, noInput) {
+			t.Errorf("request body %q: decision %s, want %s", body, text(got), text(noInput))
 		}
 		if got := normal(s.post(t, "hcp/authz/gpars_error", body)); !reflect.DeepEqual(got, normal(wantInvalidGPARS)) {
 			t.Errorf("request body %q: gpars_error %s, want %s", body, text(got), text(wantInvalidGPARS))

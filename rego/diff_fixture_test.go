@@ -177,6 +177,9 @@ func (p *pair) compare(input any) (regoDecision map[string]any, diff string) {
 	}
 	want := p.ref.Decide(input, p.ext)
 	diffs := diffJSON("decision", normalize(res.Decision.Doc), normalize(want))
+	if reasons, _ := want["reasons"].([]any); want["code"] == "invalid_input" && len(reasons) == 0 {
+		diffs = append(diffs, "the reference's invalid_input names no problem of the input")
+	}
 	var wantErr any
 	if g := reference.GPARSError(want); g != nil {
 		wantErr = g

@@ -7,29 +7,38 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hcp-rego/hcp-rego/internal/garbagetest"
 )
 
-// wantInvalid is the whole decision document eval prints for any input
-// that is JSON but not a well-formed call (SPEC §3.1, §3.6).
-var wantInvalid = map[string]any{"allow": false, "code": "invalid_input", "error": "invalid input", "reasons": []any{}}
-
-// garbageInputs reads the garbage corpus that the rego and integration
-// tests share (rego/testdata/garbage.json).
-func garbageInputs(t *testing.T) []any {
+// normalJSON round-trips v through JSON, as a decoded output reads.
+func normalJSON(t *testing.T, v any) any {
 	t.Helper()
-	data, err := os.ReadFile("../../rego/testdata/garbage.json")
+	data, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var corpus struct{ Garbage []struct{ Input any } }
-	if err := json.Unmarshal(data, &corpus); err != nil {
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
 		t.Fatal(err)
 	}
-	inputs := make([]any, len(corpus.Garbage))
-	for i, g := range corpus.Garbage {
-		inputs[i] = g.Input
+	return out
+}
+
+// garbageInputs reads the garbage corpus that the rego and integration
+// tests share (rego/testdata/garbage.json): each input with the whole
+// decision document eval must print for it (SPEC §3.1, §3.6).
+func garbageInputs(t *testing.T) (inputs []any, want []map[string]any) {
+	t.Helper()
+	c, err := garbagetest.Read("../../rego/testdata/garbage.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return inputs
+	for _, g := range c.Garbage {
+		inputs = append(inputs, g.Input)
+		want = append(want, garbagetest.Invalid(g.Reasons))
+	}
+	return inputs, want
 }
 
 // TestEvalDecidesGarbage feeds eval every garbage input of the corpus (and
@@ -39,7 +48,11 @@ func garbageInputs(t *testing.T) []any {
 func TestEvalDecidesGarbage(t *testing.T) {
 	dir, _ := fixture(t, nil)
 	input := filepath.Join(dir, "call.json")
-	for i, in := range append(garbageInputs(t), []any{}) {
+	inputs, wants := garbageInputs(t)
+	inputs = append(inputs, []any{})
+	wants = append(wants, garbagetest.Invalid([]string{"top level: must be an object"}))
+	for i, in := range inputs {
+		wantInvalid := normalJSON(t, wants[i])
 		data, _ := json.Marshal(in)
 		if err := os.WriteFile(input, data, 0o644); err != nil {
 			t.Fatal(err)

@@ -3,7 +3,8 @@
 // both decide: two calls the example packs and grants allow (a command and
 // a trigger), and inputs that break SPEC §3.1 one way or many, most of them
 // one field away from an allowed call, so that a well-formedness check that
-// let one through would show as an allow.
+// let one through would show as an allow. Each names the reasons its
+// invalid_input decision must carry (SPEC §3.6), written out by hand.
 package garbagetest
 
 import (
@@ -18,9 +19,20 @@ type Corpus struct {
 	Allowed         any `json:"allowed"`
 	AllowedStimulus any `json:"allowed_stimulus"`
 	Garbage         []struct {
-		Name  string `json:"name"`
-		Input any    `json:"input"`
+		Name    string   `json:"name"`
+		Input   any      `json:"input"`
+		Reasons []string `json:"reasons"`
 	} `json:"garbage"`
+}
+
+// Invalid is the whole decision document for a malformed input whose
+// problems are reasons: nothing of the call, the row or the grants.
+func Invalid(reasons []string) map[string]any {
+	list := make([]any, len(reasons))
+	for i, r := range reasons {
+		list[i] = r
+	}
+	return map[string]any{"allow": false, "code": "invalid_input", "error": "invalid input", "reasons": list}
 }
 
 // Read decodes the corpus file at path.
@@ -34,6 +46,11 @@ func Read(path string) (Corpus, error) {
 	dec.UseNumber()
 	if err := dec.Decode(&c); err != nil {
 		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, g := range c.Garbage {
+		if len(g.Reasons) == 0 || len(g.Reasons) > 8 {
+			return c, fmt.Errorf("%s: %q names %d reasons, want 1 to 8", path, g.Name, len(g.Reasons))
+		}
 	}
 	return c, nil
 }

@@ -18,7 +18,7 @@ func TestChain(t *testing.T) {
 	}{{
 		name:  "invalid input",
 		input: `{ "pack_id": "ledger", "verb_key": "balance" }`,
-		want:  `{ "allow": false, "code": "invalid_input", "error": "invalid input", "reasons": [] }`,
+		want:  `{ "allow": false, "code": "invalid_input", "error": "invalid input", "reasons": ["principal: is required"] }`,
 	}, {
 		name:  "unknown pack",
 		input: `{ ` + member + `, "pack_id": "bank", "verb_key": "balance" }`,
@@ -192,7 +192,7 @@ func TestInvalidInput(t *testing.T) {
 		})
 	}
 	t.Run("no input at all", func(t *testing.T) {
-		assertJSON(t, e.Decide(nil, Ext{}), `{ "allow": false, "code": "invalid_input", "error": "invalid input", "reasons": [] }`)
+		assertJSON(t, e.Decide(nil, Ext{}), `{ "allow": false, "code": "invalid_input", "error": "invalid input", "reasons": ["top level: must be an object"] }`)
 	})
 	t.Run("not decoded JSON", func(t *testing.T) {
 		if got := e.Decide(map[string]any{"principal": struct{}{}}, Ext{})["code"]; got != invalidInput {

@@ -13,8 +13,10 @@ import (
 // whole, so the listing cannot follow another chain than Decide's.
 func (e *Evaluator) Permissions(input any, ext Ext) map[string]any {
 	doc, ok := input.(map[string]any)
-	if !ok || !e.wellFormedAsideKey(doc) {
-		return listing(nil, "invalid_input")
+	if !ok || !e.wellFormedAsideKey(doc) || !listingBounded(doc) {
+		out := listing(nil, "invalid_input")
+		out["reasons"] = toAny(firstSorted(append(shapeProblems(input), sizeProblems(input)...)))
+		return out
 	}
 	pack := e.packs[doc["pack_id"].(string)]
 	if pack == nil {
@@ -41,7 +43,8 @@ func (e *Evaluator) wellFormedAsideKey(doc map[string]any) bool {
 }
 
 // keyed is the input a call of key would carry: doc with that key, args
-// {}, and no confirm, apply or allow rules.
+// {}, and no confirm, apply or allow rules; every other member as given,
+// for a runtime's rules to read.
 func keyed(doc map[string]any, kind compile.Kind, key string) map[string]any {
 	in := maps.Clone(doc)
 	for _, field := range []string{"verb_key", "stimulus", "confirm", "apply"} {

@@ -15,8 +15,23 @@ import (
 )
 
 // Ext is the runtime layer of SPEC §4.2: the values of data.hcp.ext.deny and
-// data.hcp.ext.confirm as decoded JSON (nil means undefined).
-type Ext struct{ Deny, Confirm any }
+// data.hcp.ext.confirm as decoded JSON (nil means undefined), the same for
+// every input unless Rules is set.
+type Ext struct {
+	Deny, Confirm any
+	// Rules, when set, gives the two values for one well-formed input, as
+	// a runtime's rules that read the call do.
+	Rules func(input map[string]any) (deny, confirm any)
+}
+
+// on is the layer as it stands for input doc.
+func (x Ext) on(doc map[string]any) Ext {
+	if x.Rules == nil {
+		return x
+	}
+	deny, confirm := x.Rules(doc)
+	return Ext{Deny: deny, Confirm: confirm}
+}
 
 // Evaluator decides calls against one model's packs and grants. New indexes
 // them once so that a decision costs the same for 1 grant or 100,000 (map
@@ -76,14 +91,14 @@ const hint = "Nothing ran. Re-run with confirm=true only if the user has approve
 func (e *Evaluator) Decide(input any, ext Ext) map[string]any {
 	c, ok := readCall(input, e.input)
 	if !ok {
-		return verdict(invalidInput, nil)
+		return verdict(invalidInput, inputProblems(input))
 	}
 	row := e.row(c)
 	if row == nil {
 		return withCall(verdict(unknownCommand, nil), c)
 	}
 	grant := e.grants.first(c, row.Capability())
-	code, reasons := judge(c, row, grant != nil, ext)
+	code, reasons := judge(c, row, grant != nil, ext.on(input.(map[string]any)))
 	if code == packUnavailable {
 		grant = nil // the chain stopped before the capability step
 	}

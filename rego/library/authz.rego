@@ -22,7 +22,7 @@ decision := _common if {
 # branch, in order; the first that fails decides. It decides every input
 # alone too, so that a test can hold it to the reference on the calls
 # _common takes.
-_chain := _doc("invalid_input", {"reasons": []}) if {
+_chain := _doc("invalid_input", {"reasons": _input_reasons}) if {
 	not _well_formed
 } else := _doc("unknown_command", _ids) if {
 	not _row

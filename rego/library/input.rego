@@ -1,35 +1,147 @@
-# Input well-formedness (docs/files.md, the decision input), in one rule body without helper rules
-# or functions, which cost more than the checks themselves: for each
-# object, one comprehension lists the known members whose type is wrong,
-# and element checks run only over arrays that are present (a
-# comprehension over an absent member is empty).
+# Input well-formedness (docs/files.md, the decision input). Each check
+# looks up the members the decision input names; none walks an object's
+# members, so members the chain does not read cost a decision nothing
+# beyond decoding, however many there are (docs/decisions.md). The
+# checks are in one rule body without helper rules or functions, which
+# cost more than the checks themselves.
 package hcp.authz
 
+# The types of the members each object of the input may carry, the call's
+# key aside.
+_input_types := {
+	"principal": "object", "pack_id": "string", "args": "object", "confirm": "boolean", "apply": "boolean", "dry_run": "boolean",
+	"pack_reachable": "boolean", "access": "object", "project_id": "string", "owner": "string",
+	"workspace": "object",
+}
+
+_principal_types := {"id": "string", "tenant": "string", "roles": "array", "projects": "array"}
+
+_access_types := {"mode": "string", "allow": "array"}
+
+_workspace_types := {"root": "string", "paths": "array"}
+
 _well_formed if {
-	[k |
-		some k, v in input
-		want := {
-			"principal": "object", "pack_id": "string", "verb_key": "string", "stimulus": "string",
-			"args": "object", "confirm": "boolean", "apply": "boolean", "dry_run": "boolean",
-			"pack_reachable": "boolean", "access": "object", "project_id": "string", "owner": "string",
-			"workspace": "object",
-		}[k]
-		type_name(v) != want
-	] == []
-	[k |
-		some k, v in input.principal
-		want := {"id": "string", "tenant": "string", "roles": "array", "projects": "array"}[k]
-		type_name(v) != want
-	] == []
+	_shape_ok
+	[1 | _ = input.verb_key; _ = input.stimulus] == []
+	is_string(_call.key)
+	_call.key != ""
+}
+
+# _shape_ok holds when the input is well formed but for its key, which a
+# listing (permissions.rego) does not carry.
+_shape_ok if {
+	[k | some k, want in _input_types; type_name(input[k]) != want] == []
+	[k | some k, want in _principal_types; type_name(input.principal[k]) != want] == []
 	input.principal.id != ""
 	input.pack_id != ""
-	[1 | _ = input.verb_key; _ = input.stimulus] == []
-	_call.key != ""
 	[x | some x in input.principal.roles; not is_string(x)] == []
 	[x | some x in input.principal.projects; not is_string(x)] == []
-	[k | some k, v in input.access; want := {"mode": "string", "allow": "array"}[k]; type_name(v) != want] == []
+	[k | some k, want in _access_types; type_name(input.access[k]) != want] == []
 	[m | m := input.access.mode; not {"ask": true, "run": true}[m]] == []
 	[r | some r in input.access.allow; not is_object(r)] == []
-	[k | some k, v in input.workspace; want := {"root": "string", "paths": "array"}[k]; type_name(v) != want] == []
+	[k | some k, want in _workspace_types; type_name(input.workspace[k]) != want] == []
 	[p | some p in input.workspace.paths; not is_string(p)] == []
 }
+
+# _input_reasons are what an invalid_input decision says is wrong with the
+# input's shape, by path, sorted, at most eight (docs/decisions.md): what
+# eval --explain says, without the file positions a sidecar does not have.
+# Only a malformed input reaches them, and they look up members as the
+# checks above do: their work is bounded by the members the input names.
+_input_reasons := array.slice(sort(_shape_problems | _key_problems), 0, 8)
+
+# _key_problems are what is wrong with the call's key, which a listing
+# does not carry; _shape_problems all the rest.
+_key_problems contains "top level: give exactly one of verb_key and stimulus" if {
+	is_object(input)
+	count([k | some k in ["verb_key", "stimulus"]; _ = input[k]]) != 1
+}
+
+_key_problems contains sprintf("%s: must not be empty", [k]) if {
+	some k in ["verb_key", "stimulus"]
+	input[k] == ""
+}
+
+_key_problems contains sprintf("%s: must be a string", [k]) if {
+	some k in ["verb_key", "stimulus"]
+	value := input[k]
+	not is_string(value)
+}
+
+_shape_problems contains "top level: must be an object" if not is_object(input)
+
+_shape_problems contains sprintf("%s: is required", [concat(".", path)]) if {
+	is_object(input)
+	some path in [["principal"], ["principal", "id"], ["pack_id"]]
+	is_object(object.get(input, array.slice(path, 0, count(path) - 1), null))
+	object.get(input, path, _missing) == _missing
+}
+
+_shape_problems contains sprintf("%s: must not be empty", [concat(".", path)]) if {
+	is_object(input)
+	some path in [["principal", "id"], ["pack_id"]]
+	object.get(input, path, _missing) == ""
+}
+
+_shape_problems contains sprintf("%s: must be %s", [concat(".", path), _kind_text[kind]]) if {
+	is_object(input)
+	some [path, kind] in _input_kinds
+	value := object.get(input, path, _missing)
+	value != _missing
+	not _of_kind(value, kind)
+}
+
+# _missing stands for a member the input does not carry: a set, which no
+# JSON value is.
+_missing := {"absent"}
+
+# _input_kinds is what each member of the input but the key must be, by
+# path.
+_input_kinds := [
+	[["principal"], "object"],
+	[["principal", "id"], "string"],
+	[["principal", "tenant"], "string"],
+	[["principal", "roles"], "strings"],
+	[["principal", "projects"], "strings"],
+	[["pack_id"], "string"],
+	[["args"], "object"],
+	[["confirm"], "boolean"],
+	[["apply"], "boolean"],
+	[["dry_run"], "boolean"],
+	[["pack_reachable"], "boolean"],
+	[["access"], "object"],
+	[["access", "mode"], "mode"],
+	[["access", "allow"], "objects"],
+	[["project_id"], "string"],
+	[["owner"], "string"],
+	[["workspace"], "object"],
+	[["workspace", "root"], "string"],
+	[["workspace", "paths"], "strings"],
+]
+
+_kind_text := {
+	"object": "an object", "string": "a string", "boolean": "a boolean",
+	"strings": "an array of strings", "objects": "an array of objects", "mode": `"ask" or "run"`,
+}
+
+_of_kind(v, "object") if is_object(v)
+
+_of_kind(v, "string") if is_string(v)
+
+_of_kind(v, "boolean") if is_boolean(v)
+
+_of_kind(v, "strings") if {
+	is_array(v)
+	every x in v {
+		is_string(x)
+	}
+}
+
+_of_kind(v, "objects") if {
+	is_array(v)
+	every x in v {
+		is_object(x)
+	}
+}
+
+_of_kind(v, "mode") if v in {"ask", "run"}

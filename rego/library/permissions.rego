@@ -13,7 +13,12 @@ package hcp.authz
 #   (allow, ask or deny), capability, source and reasons. Defined for
 #   every input: code is ok, invalid_input or unknown_pack.
 # entrypoint: true
-default permissions := {"code": "invalid_input", "verbs": {}, "stimuli": {}}
+default permissions := {"code": "invalid_input", "reasons": [], "verbs": {}, "stimuli": {}}
+
+permissions := {"code": "invalid_input", "reasons": reasons, "verbs": {}, "stimuli": {}} if {
+	not _listing_well_formed
+	reasons := array.slice(sort(_shape_problems | _listing_size_problems), 0, 8)
+}
 
 permissions := {"pack_id": input.pack_id, "code": "unknown_pack", "verbs": {}, "stimuli": {}} if {
 	_listing_well_formed
@@ -28,12 +33,47 @@ permissions := {"pack_id": input.pack_id, "code": "ok", "verbs": verbs, "stimuli
 }
 
 # _listing_well_formed holds when the input, its key aside, is a well-formed
-# decision input: the decision's own check, given the input with a key.
+# decision input (the decision's own check of everything but the key), and
+# is small enough that copying it once a key costs a bounded amount.
 _listing_well_formed if {
-	is_object(input)
-	probe := object.union(object.remove(input, ["verb_key", "stimulus"]), {"verb_key": "-"})
-	_well_formed with input as probe
+	_shape_ok
+	_listing_bounded
 }
+
+# _listing_bounded holds when the listing's input has at most 64 members,
+# whose names and values other than objects and arrays hold at most 65,536
+# characters in all (docs/permissions.md). Each key's call is a copy of
+# the input, and OPA hashes each of its names and strings as it copies
+# them; objects and arrays it keeps as they are. Counting the members
+# costs nothing, and the sizes are read once, after the count.
+_listing_bounded if {
+	count(input) <= 64
+	_listing_text <= 65536
+}
+
+_listing_text := sum([n | some name, value in input; n := count(name) + _scalar_size(value)])
+
+# _listing_size_problems say which bound a listing's input passes.
+_listing_size_problems contains "top level: a listing's input may hold at most 64 members" if {
+	is_object(input)
+	count(input) > 64
+}
+
+_listing_size_problems contains "top level: a listing's input may hold at most 65536 characters in its names and in its values other than objects and arrays" if {
+	is_object(input)
+	count(input) <= 64
+	_listing_text > 65536
+}
+
+# _scalar_size is the length of a value other than an object or an array:
+# a string's characters, another's JSON text.
+_scalar_size(value) := 0 if {
+	is_object(value)
+} else := 0 if {
+	is_array(value)
+} else := count(value) if {
+	is_string(value)
+} else := count(json.marshal(value))
 
 # _entry is the listing's entry for one command or trigger: call names it
 # as an input does, slot is where the grant tables hold it, text is its row
@@ -77,19 +117,22 @@ _granted_step(call, words, source) := {"code": "land_denied", "source": source, 
 # this key with no args, confirm, apply or allow rule: [] where a rule is
 # undefined, as in the decision.
 _key_reasons(call) := {"deny": deny, "confirm": confirm} if {
-	keyed := object.union(_listing_base, call)
+	keyed := object.union(_listing_call, call)
 	deny := object.get({"r": r | r := _deny_reasons with input as keyed}, "r", [])
 	confirm := object.get({"r": r | r := _confirm_reasons with input as keyed}, "r", [])
 }
 
-# _listing_base is the input a call of the pack would carry, its key aside:
-# the listing's input with args {} and no confirm, apply or allow rules.
-_listing_base := object.union(
-	object.remove(input, ["verb_key", "stimulus", "confirm", "apply", "access"]),
-	{"args": {}, "access": object.remove(input.access, ["allow"])},
-) if {
-	_ = input.access
-} else := object.union(object.remove(input, ["verb_key", "stimulus", "confirm", "apply"]), {"args": {}})
+# _listing_call is the input a call of the pack would carry, its key aside:
+# the listing's input with args {} and no confirm, apply or allow rules,
+# whatever it holds there, and every other member as given, so that a
+# runtime's rules see what a call sees. It is built once a listing; each
+# key's call adds the key to it, a copy of a bounded number of members
+# (_listing_bounded).
+_listing_call := object.union_n([
+	object.remove(input, ["verb_key", "stimulus", "args", "confirm", "apply", "access"]),
+	{"args": {}},
+	{"access": access | access := object.remove(input.access, ["allow"])},
+])
 
 # _listing_gate_passed is _gate_passed for a call with no confirm, apply or
 # allow rule: a gate, the row's or a runtime's, passes only a "true" gate in
