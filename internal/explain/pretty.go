@@ -41,7 +41,9 @@ func prettyDecision(d hcprego.Decision) string {
 	}
 	line("row at", d.SourceRow)
 	line("grant at", d.SourceGrant)
-	if len(d.Reasons) > 0 {
+	// An invalid_input's reasons are the input's problems, which eval
+	// prints at their file:line:col instead (PrettyReason, the input step).
+	if len(d.Reasons) > 0 && d.Code != "invalid_input" {
 		line("reasons", jsonText(d.Reasons))
 	}
 	if d.Preview != nil {
