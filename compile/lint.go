@@ -13,7 +13,9 @@ import (
 // Lint checks every pack read for the coverage and consistency rules of
 // SPEC §2.2 and every grant read for the checks of §2.3, but the inert
 // ones (see Inert). It returns every finding, sorted, each at the key or
-// value to change; nil when there is none. Problems reading the files are
+// value to change, its message the same words whatever the files hold
+// and what it suggests in its Hint (a line of its own); nil when there is
+// none. Problems reading the files are
 // Err's, not Lint's. It checks the packs that grants name only when no
 // pack is missing (see MarkPacksMissing). After Check, which found the
 // sources clean, it finds nothing.
@@ -48,44 +50,51 @@ func (p *Pack) lintCoverage(errs *problem.Errors, h *hints) {
 	orphanVerbs, orphanStimuli := missing(p.Verbs, p.commands), missing(p.Stimuli, p.triggers)
 	policyLacks := fmt.Sprintf("%s's verbs the manifest lacks", printable.Quote(p.PolicyFile))
 	for _, key := range unlistedVerbs {
-		errs.Add(p.ManifestFile, p.commands[key].KeyPos, "verb %q missing from policy.json%s", key, h.suggest(policyLacks, key, orphanVerbs))
+		errs.Add(p.ManifestFile, p.commands[key].KeyPos, "verb %q missing from policy.json", key).Hint = h.suggest(policyLacks, key, orphanVerbs)
 	}
 	policyLacks = fmt.Sprintf("%s's stimuli the manifest lacks", printable.Quote(p.PolicyFile))
 	for _, key := range unlistedStimuli {
-		errs.Add(p.ManifestFile, p.triggers[key].Pos, "stimulus %q missing from policy.json%s", key, h.suggest(policyLacks, key, orphanStimuli))
+		errs.Add(p.ManifestFile, p.triggers[key].Pos, "stimulus %q missing from policy.json", key).Hint = h.suggest(policyLacks, key, orphanStimuli)
 	}
 	for _, key := range orphanVerbs {
-		errs.Add(p.PolicyFile, p.Verbs[key].node.KeyPos, "policy verb %q not in pack manifest%s", key, p.manifestHas(h, "commands", key, p.commands))
+		errs.Add(p.PolicyFile, p.Verbs[key].node.KeyPos, "policy verb %q not in pack manifest", key).Hint = p.manifestHas(h, "commands", key, p.commands)
 	}
 	for _, key := range orphanStimuli {
-		errs.Add(p.PolicyFile, p.Stimuli[key].node.KeyPos, "policy stimulus %q not in stimulusTriggers%s", key, p.manifestHas(h, "stimulusTriggers", key, p.triggers))
+		errs.Add(p.PolicyFile, p.Stimuli[key].node.KeyPos, "policy stimulus %q not in stimulusTriggers", key).Hint = p.manifestHas(h, "stimulusTriggers", key, p.triggers)
 	}
 }
 
 // lintRows checks each row for what the seed's rules imply: confirm only on
 // writes, triggers only read, connect commands write, and a confirm gate
-// that the command's CLI face can pass.
+// that the command's CLI face can pass. A row that breaks two of them gets
+// one finding, its root cause's (SPEC §2.2): a read with confirm is not
+// also held to its cli[], and a connect command that is read must be
+// write, which makes its confirm right too.
 func (p *Pack) lintRows(errs *problem.Errors) {
 	for _, k := range []Kind{Verb, Stimulus} {
 		for _, r := range p.Rows(k) {
-			noun := "verb"
-			if k == Stimulus {
-				noun = "stimulus"
-			}
-			op := r.node.Field("operation")
-			if k == Stimulus && r.Operation == "write" {
-				errs.Add(p.PolicyFile, op.Pos, "stimulus %q must be read: a trigger cannot write", r.Key)
-			}
-			if r.Connect && r.Operation == "read" {
-				errs.Add(p.PolicyFile, op.Pos, "verb %q establishes a Binding and must be write", r.Key)
-			}
-			if r.Operation == "read" && r.Gate != NoGate {
-				errs.Add(p.PolicyFile, r.node.Field("confirm").KeyPos, "%s %q is read: confirm is for writes only", noun, r.Key)
-			}
-			if cli := p.commands[r.Key].Field("cli"); k == Verb && r.Gate != NoGate && cli != nil && !takesConfirm(r.CLI) {
-				errs.Add(p.ManifestFile, cli.Pos, "verb %q is confirm-gated but its cli[] takes neither --confirm nor --apply", r.Key)
-			}
+			p.lintRow(errs, k, r)
 		}
+	}
+}
+
+// lintRow is lintRows' finding for one row, if any.
+func (p *Pack) lintRow(errs *problem.Errors, k Kind, r *Row) {
+	noun := "verb"
+	if k == Stimulus {
+		noun = "stimulus"
+	}
+	op := r.node.Field("operation")
+	cli := p.commands[r.Key].Field("cli")
+	switch {
+	case k == Stimulus && r.Operation == "write":
+		errs.Add(p.PolicyFile, op.Pos, "stimulus %q must be read: a trigger cannot write", r.Key)
+	case r.Connect && r.Operation == "read":
+		errs.Add(p.PolicyFile, op.Pos, "verb %q establishes a Binding and must be write", r.Key)
+	case r.Operation == "read" && r.Gate != NoGate:
+		errs.Add(p.PolicyFile, r.node.Field("confirm").KeyPos, "%s %q is read: confirm is for writes only", noun, r.Key)
+	case k == Verb && r.Gate != NoGate && cli != nil && !takesConfirm(r.CLI):
+		errs.Add(p.ManifestFile, cli.Pos, "verb %q is confirm-gated but its cli[] takes neither --confirm nor --apply", r.Key)
 	}
 }
 
@@ -100,11 +109,14 @@ func (g *Grant) lintTarget(s *Sources, errs *problem.Errors, h *hints) {
 	p := s.Pack(g.PackID)
 	switch {
 	case p == nil:
-		errs.Add(g.File, g.node.Field("pack_id").Pos, "grant %d: pack %q not in the compiled packs%s", g.N, g.PackID, h.suggest("the packs", g.PackID, s.packIDs()))
+		errs.Add(g.File, g.node.Field("pack_id").Pos, "grant %d: pack %q not in the compiled packs", g.N, g.PackID).
+			Hint = h.suggest("the compiled packs", g.PackID, s.packIDs())
 	case g.VerbKey != "" && p.Verbs[g.VerbKey] == nil:
-		errs.Add(g.File, g.node.Field("verb_key").Pos, "grant %d: verb %q not in policy for pack %q%s", g.N, g.VerbKey, g.PackID, h.suggest("its verbs", g.VerbKey, slices.Collect(maps.Keys(p.Verbs))))
+		errs.Add(g.File, g.node.Field("verb_key").Pos, "grant %d: verb %q not in policy for pack %q", g.N, g.VerbKey, g.PackID).
+			Hint = h.suggest(fmt.Sprintf("the verbs of pack %q", g.PackID), g.VerbKey, slices.Collect(maps.Keys(p.Verbs)))
 	case g.Stimulus != "" && p.Stimuli[g.Stimulus] == nil:
-		errs.Add(g.File, g.node.Field("stimulus").Pos, "grant %d: stimulus %q not in policy for pack %q%s", g.N, g.Stimulus, g.PackID, h.suggest("its stimuli", g.Stimulus, slices.Collect(maps.Keys(p.Stimuli))))
+		errs.Add(g.File, g.node.Field("stimulus").Pos, "grant %d: stimulus %q not in policy for pack %q", g.N, g.Stimulus, g.PackID).
+			Hint = h.suggest(fmt.Sprintf("the stimuli of pack %q", g.PackID), g.Stimulus, slices.Collect(maps.Keys(p.Stimuli)))
 	}
 }
 
@@ -114,18 +126,21 @@ func (g *Grant) lintScope(errs *problem.Errors) {
 		pos := g.node.Field("capabilities").Items[i].Pos
 		switch {
 		case g.VerbKey != "" && c == CapSense:
-			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a verb_key (a command takes %s, %s or %s)", g.N, c, CapRead, CapWrite, CapConnect)
+			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a verb_key", g.N, c).
+				Hint = fmt.Sprintf("a command takes %s, %s or %s", CapRead, CapWrite, CapConnect)
 		case g.Stimulus != "" && c != CapSense:
-			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a stimulus (a trigger takes %s)", g.N, c, CapSense)
+			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a stimulus", g.N, c).
+				Hint = fmt.Sprintf("a trigger takes %s", CapSense)
 		}
 	}
 }
 
-// manifestHas is what a message about a policy row that the manifest lacks
-// adds: the manifest file, and what its section names, closest first.
+// manifestHas is the hint of a message about a policy row that the
+// manifest lacks: the manifest file, and what its section names, closest
+// first.
 func (p *Pack) manifestHas(h *hints, section, key string, names map[string]*document.Node) string {
 	if len(names) == 0 {
-		return fmt.Sprintf(" (%s names no %s)", printable.Quote(p.ManifestFile), section)
+		return fmt.Sprintf("%s names no %s", printable.Quote(p.ManifestFile), section)
 	}
 	return h.suggest(fmt.Sprintf("%s's %s", printable.Quote(p.ManifestFile), section), key, slices.Collect(maps.Keys(names)))
 }

@@ -20,7 +20,7 @@ const maxHintWork = 1 << 26
 // hints makes the suggestions of one lint run within maxHintWork.
 type hints struct{ work int }
 
-// suggest is what a message adds about a name that is not there: what
+// suggest is the hint of a message about a name that is not there: what
 // the names are, and those that are, closest first; "" when there are
 // none, or the run's bound on suggestions is spent.
 func (h *hints) suggest(what, want string, names []string) string {
@@ -35,7 +35,7 @@ func (h *hints) suggest(what, want string, names []string) string {
 		return ""
 	}
 	h.work += cost
-	return " (" + what + ", closest first: " + closestFirst(want, names) + ")"
+	return what + ", closest first: " + closestFirst(want, names)
 }
 
 // closestFirst quotes names for a message about want, which none of them

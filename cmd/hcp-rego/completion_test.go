@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,114 @@ complete_line "hcp-rego schema "
 	want := "init\n--\npack\n--\ncases\ngrants\ninput\nmanifest\npolicy\n--\n"
 	if err != nil || string(out) != want {
 		t.Errorf("bash completion: %v\n%s\nwant:\n%s", err, out, want)
+	}
+}
+
+// hostileNames are file and folder names, and arguments, that would start
+// a line of their own or drive a terminal if printed raw.
+var hostileNames = []string{"\n::error::x", "a\x1b[31mb", "c\rd", "\x1b]0;title\x07", "e\u2028::warning::f"}
+
+// TestCompletionPrintsNoArgumentRaw runs __complete, as a shell's script
+// does, on hostile arguments, in a folder of hostile file names: nothing
+// it prints, on stdout, on stderr, or on the process's own stderr (where
+// cobra writes its completion errors), holds a control character but a
+// line break or a tab, or has a line that starts with "::" (SPEC §5).
+func TestCompletionPrintsNoArgumentRaw(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range hostileNames {
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(dir, "pack"+name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	var lines [][]string
+	for _, h := range hostileNames {
+		lines = append(lines,
+			[]string{h, ""},
+			[]string{"nosuch" + h, ""},
+			[]string{"schema", h},
+			[]string{"lint", "--x" + h + "="},
+			[]string{"lint", "--nosuch" + h, ""},
+			[]string{"lint", "--grants", h},
+			[]string{"lint", "pack" + h, ""},
+			[]string{"eval", "--input", "a", "--input", h, ""},
+			[]string{"build", "-o", h, "--grants", ""},
+		)
+	}
+	lines = append(lines, []string{"lint", ""}, []string{"lint", "--grants", ""}, []string{"test", ""}, []string{"build", "-o", ""})
+	for _, args := range lines {
+		for _, request := range []string{"__complete", "__completeNoDesc"} {
+			var out, errs bytes.Buffer
+			var code int
+			processErr := captureStderr(t, func() {
+				code = run(append([]string{request}, args...), streams{out: &out, err: &errs})
+			})
+			if code != 0 {
+				t.Errorf("%s %q: exit %d", request, args, code)
+			}
+			for stream, text := range map[string]string{"stdout": out.String(), "stderr": errs.String(), "the process's stderr": processErr} {
+				if bad := unsafeLine(text); bad != "" {
+					t.Errorf("%s %q: %s has the line %q", request, args, stream, bad)
+				}
+			}
+		}
+	}
+}
+
+// unsafeLine returns the first line of text that starts with "::" or holds
+// a byte below 0x20 other than a tab, or a line or paragraph separator;
+// "" when there is none.
+func unsafeLine(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "::") || strings.ContainsAny(line, "\u2028\u2029") {
+			return line
+		}
+		for _, b := range []byte(line) {
+			if b < 0x20 && b != '\t' {
+				return line
+			}
+		}
+	}
+	return ""
+}
+
+// captureStderr returns what f writes to the process's standard error,
+// where cobra's completion writes its errors (cobra.CompErrorln) rather
+// than to the command's error stream. Tests that call it are not
+// parallel: os.Stderr is the process's.
+func captureStderr(t *testing.T, f func()) string {
+	t.Helper()
+	file, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = file
+	defer func() { os.Stderr = saved }()
+	f()
+	data, err := os.ReadFile(file.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestCandidateWriter: a completion candidate that holds a control
+// character, or starts with "::", is left out, not written mangled; the
+// others, and the directive, are written byte for byte, however cobra's
+// writes fall.
+func TestCandidateWriter(t *testing.T) {
+	var out bytes.Buffer
+	w := &candidateWriter{w: &out}
+	for _, chunk := range []string{"pack\tWrite a new pack\n", "a\x1b[31mb\n", "::error::x\n", "c\rd\tdesc\n", "ok\tbut a\nd", "esc\x1b\n", "plain", "\n:4\n"} {
+		if n, err := w.Write([]byte(chunk)); n != len(chunk) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", chunk, n, err)
+		}
+	}
+	if want := "pack\tWrite a new pack\nok\tbut a\nplain\n:4\n"; out.String() != want {
+		t.Errorf("written %q, want %q", out.String(), want)
 	}
 }

@@ -20,17 +20,33 @@ type Error struct {
 	File string
 	Pos  Pos
 	Msg  string
+	// Hint is what the message suggests, if anything (the keys that are
+	// there, closest first): it goes on a line of its own below the
+	// message, so that the message line stays the same text whatever the
+	// hint says and a script can match it (SPEC §2.2).
+	Hint string
 }
 
 // Error renders the problem as "file:line:col: message", or "file: message"
 // when the problem has no position (a missing file, say), or the message
-// alone when it has no file (an error kept whole by Merge).
+// alone when it has no file (an error kept whole by Merge); a hint follows
+// on its own line, indented as "  hint: ...".
 //
 // The file name is quoted and the message escaped (package printable): a file or folder
 // name, or a value a message quotes, may hold a line break or an escape,
 // and no input may start a line of output (a GitHub workflow command, a
 // fake result line) or drive a terminal (SPEC §5).
 func (e *Error) Error() string {
+	if e.Hint == "" {
+		return e.line()
+	}
+	// Indented, the hint line can start no workflow command or result
+	// line, whatever the names it lists hold.
+	return e.line() + "\n  hint: " + printable.Escape(e.Hint)
+}
+
+// line is the problem's line, without its hint.
+func (e *Error) line() string {
 	msg := printable.Escape(e.Msg)
 	switch {
 	case e.File == "":
@@ -57,7 +73,7 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Sort orders the problems by file, line, column and message.
+// Sort orders the problems by file, line, column, message and hint.
 func (es Errors) Sort() {
 	slices.SortStableFunc(es, compareErrors)
 }
@@ -68,6 +84,7 @@ func compareErrors(a, b *Error) int {
 		cmp.Compare(a.Pos.Line, b.Pos.Line),
 		cmp.Compare(a.Pos.Col, b.Pos.Col),
 		cmp.Compare(a.Msg, b.Msg),
+		cmp.Compare(a.Hint, b.Hint),
 	)
 }
 
@@ -86,9 +103,11 @@ func (es Errors) Err() error {
 	return slices.CompactFunc(out, func(a, b *Error) bool { return *a == *b })
 }
 
-// Add appends one problem.
-func (es *Errors) Add(file string, pos Pos, format string, args ...any) {
-	*es = append(*es, &Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...)})
+// Add appends one problem and returns it, for a caller that sets its Hint.
+func (es *Errors) Add(file string, pos Pos, format string, args ...any) *Error {
+	e := &Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	*es = append(*es, e)
+	return e
 }
 
 // Merge appends the problems carried by err: an Errors, an *Error, or any

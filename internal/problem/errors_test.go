@@ -41,3 +41,18 @@ func TestErrorNamesPrintable(t *testing.T) {
 		t.Errorf("rendered\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestHintOnItsOwnLine checks that a hint follows its message on an
+// indented line of its own, so that the message line stays the same words
+// (SPEC §2.2), and that what the hint quotes can start no line either.
+func TestHintOnItsOwnLine(t *testing.T) {
+	var errs Errors
+	errs.Add("g.json", Pos{Line: 3, Col: 7}, "grant 2: verb %q not in policy for pack %q", "refund", "ledger").Hint = "the verbs, closest first: \"x\n::error::y\x1b[2J\""
+	errs.Add("a.json", Pos{Line: 1, Col: 1}, "first")
+	want := "a.json:1:1: first\n" +
+		`g.json:3:7: grant 2: verb "refund" not in policy for pack "ledger"` + "\n" +
+		`  hint: the verbs, closest first: "x\n::error::y\x1b[2J"`
+	if got := errs.Err().Error(); got != want {
+		t.Errorf("rendered\n%s\nwant\n%s", got, want)
+	}
+}

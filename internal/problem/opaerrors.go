@@ -60,5 +60,5 @@ func Shorten(msg string) string {
 // that errors sort by module, line and column.
 func InModule(name string, e *Error) *Error {
 	module := printable.Quote(strings.TrimPrefix(e.File, "/"))
-	return &Error{File: name + ": " + module, Pos: e.Pos, Msg: e.Msg}
+	return &Error{File: name + ": " + module, Pos: e.Pos, Msg: e.Msg, Hint: e.Hint}
 }
