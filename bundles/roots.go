@@ -38,11 +38,12 @@ func Roots() []string {
 
 // checkOurRoots refuses a bundle whose manifest roots, as OPA's reader
 // left them (trimmed of slashes, [""] for a manifest without roots), are
-// not Roots. A sidecar erases and owns whatever a bundle's roots cover,
-// and refuses to load beside it a bundle whose roots overlap them: wider
-// roots (["hcp", "hcp_grants"], or [""]) would keep the runtime's hcp/ext
-// bundle out of the sidecar, which the embedded evaluator, given --ext,
-// would not see.
+// not Roots. A sidecar owns whatever a bundle's roots cover, erasing it
+// on activation, and refuses to load beside it a bundle whose roots
+// overlap them: wider roots (["hcp", "hcp_grants"], or [""]) keep the
+// runtime's hcp/ext bundle out of the sidecar while the embedded
+// evaluator decides beside --ext, and an extra root keeps out whatever
+// runtime bundle holds it.
 func checkOurRoots(name string, b *bundle.Bundle) error {
 	var roots []string
 	if b.Manifest.Roots != nil {
@@ -86,8 +87,8 @@ type BundleRoots struct {
 // (bundle.Activate refuses them before it changes anything), so what the
 // embedded evaluator would decide with them all, no sidecar decides. The
 // check activates manifest-only copies into an empty in-memory store: it
-// costs what the roots cost, not what the bundles hold. The error names
-// the first bundle given, then OPA's words.
+// costs what the roots cost, not what the bundles hold. The names must
+// differ. The error names the first bundle given, then OPA's words.
 func CheckApart(all ...BundleRoots) error {
 	if len(all) < 2 {
 		return nil
@@ -123,7 +124,7 @@ func CheckApart(all ...BundleRoots) error {
 func checkWasm(name string, b *bundle.Bundle) error {
 	var errs problem.Errors
 	for _, m := range b.WasmModules {
-		errs.Add(name, problem.Pos{}, "bundle refused: %s is a WebAssembly module, which a sidecar loads and hcp-rego does not: it decides by the Rego alone", strings.TrimPrefix(m.Path, "/"))
+		errs.Add(name, problem.Pos{}, "bundle refused: %s is a WebAssembly module, which hcp-rego does not run: a sidecar with the Wasm engine decides by it what the manifest's wasm entries give it", strings.TrimPrefix(m.Path, "/"))
 	}
 	for _, w := range b.Manifest.WasmResolvers {
 		errs.Add(name, problem.Pos{}, "bundle refused: .manifest's wasm entry gives %s to the WebAssembly module %s: an OPA with the Wasm engine decides it by that module, one without refuses the bundle", w.Entrypoint, strings.TrimPrefix(w.Module, "/"))
