@@ -84,8 +84,11 @@ func verificationKey(data []byte, alg string) (string, string, error) {
 // with a *LimitError, in memory bounded by them. With v it verifies the
 // signature first and refuses a bundle that is unsigned, signed by
 // another key, or holds a file that differs from what was signed or was
-// not signed at all; with v nil it checks no signature. Every error names
-// path.
+// not signed at all; with v nil it checks no signature. It refuses what
+// an OPA sidecar would read differently from the embedded evaluator (SPEC
+// §4.3): a WebAssembly module, or a manifest's wasm entry; OPA's reader
+// itself refuses a module or data outside the manifest's roots. Every
+// error names path.
 func Read(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
 	cfg, err := v.verificationConfig()
 	if err != nil {
@@ -142,6 +145,9 @@ func readWith(name string, loader bundle.DirectoryLoader, cfg *bundle.Verificati
 	if err := checkBodies(name, &b); err != nil {
 		return nil, err
 	}
+	if err := checkWasm(name, &b); err != nil {
+		return nil, err
+	}
 	return &b, nil
 }
 
@@ -178,8 +184,9 @@ func refused(path string, err error) error {
 }
 
 // ReadDecisionBundle reads, as Read does, a bundle to decide with: one
-// that holds the hcp.authz decision library. Anything else is refused,
-// naming path.
+// that holds the hcp.authz decision library, under a manifest whose roots
+// are Roots, no more and no fewer (a sidecar would refuse the runtime's
+// bundle beside wider ones). Anything else is refused, naming path.
 func ReadDecisionBundle(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
 	return decisionBundle(path)(Read(path, v, lim))
 }
@@ -199,6 +206,9 @@ func decisionBundle(name string) func(*bundle.Bundle, error) (*bundle.Bundle, er
 		}
 		if !hasLibrary(b) {
 			return nil, fmt.Errorf("%s: not a bundle hcp-rego built: no hcp.authz decision library", name)
+		}
+		if err := checkOurRoots(name, b); err != nil {
+			return nil, err
 		}
 		return b, nil
 	}

@@ -13,21 +13,9 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/rego/library"
 )
-
-// Roots are a bundle's roots: never "hcp" whole, since hcp/ext belongs to
-// the runtime's own bundle, and the grant tables at a root of their own
-// beside hcp, not under it (GrantsRoot).
-var Roots = []string{"hcp/authz", "hcp/packs", GrantsRoot}
-
-// GrantsRoot is the top-level data root of the grant tables. Nothing of
-// ours that grows with the deployment sits under hcp: when OPA replaces a
-// revision it checks each rule's path against the data, reading up from
-// the path, and with the old roots erased that read is data.hcp, which a
-// write transaction copies once a rule. Under hcp, the tables made a
-// replacement cost rules × tables (docs/bundles.md).
-const GrantsRoot = "hcp_grants"
 
 // Compile returns everything the checked model compiles to (only
 // Sources.Check makes one), as the OPA bundle that holds it (SPEC §4.3):
@@ -64,14 +52,14 @@ func CompileToWrite(m *Model, revision string) (*bundle.Bundle, map[string]any, 
 // finds, and a write transaction copies what it reads. With hcp.authz and
 // hcp.packs present, the read after the new data is written stops there;
 // the read made while the old roots are erased is data.hcp, which holds
-// nothing of ours that grows with the deployment (GrantsRoot).
+// nothing of ours that grows with the deployment (bundles.GrantsRoot).
 func bundleData(tables any) map[string]any {
 	return map[string]any{
 		"hcp": map[string]any{
 			"authz": map[string]any{},
 			"packs": map[string]any{},
 		},
-		GrantsRoot: tables,
+		bundles.GrantsRoot: tables,
 	}
 }
 
@@ -142,7 +130,7 @@ func modules(m *Model) ([]module, error) {
 }
 
 func manifest(m *Model, revision string) bundle.Manifest {
-	roots := slices.Clone(Roots)
+	roots := bundles.Roots()
 	version := 1
 	packs := make([]any, len(m.packs))
 	for i, p := range m.packs {

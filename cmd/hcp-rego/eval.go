@@ -140,6 +140,7 @@ func (o evalOptions) read(stdin io.Reader) (*evalRead, error) {
 	errs.Merge("", err)
 	r.ext, err = hcprego.ReadExt(o.ext, nil)
 	errs.Merge("", err)
+	errs.Merge("", apartFromExt(o.bundle, r.bundle, o.ext))
 	if len(errs) > 0 {
 		return nil, badInput(errs.Err())
 	}
@@ -159,6 +160,20 @@ func (o evalOptions) check() error {
 		return errors.New("--max-bundle-bytes needs --bundle")
 	}
 	return nil
+}
+
+// apartFromExt refuses a bundle read from bundlePath whose roots overlap
+// bundles.ExtRoot when --ext loads the runtime's rules there beside it:
+// a sidecar would not load the runtime's bundle beside it (SPEC §4.3). A
+// bundle that was not read (b nil) or was compiled (bundlePath "") is
+// let through.
+func apartFromExt(bundlePath string, b *bundle.Bundle, ext []string) error {
+	if bundlePath == "" || b == nil || b.Manifest.Roots == nil || len(ext) == 0 {
+		return nil
+	}
+	return bundles.CheckApart(
+		bundles.BundleRoots{Name: bundlePath, Roots: *b.Manifest.Roots},
+		bundles.BundleRoots{Name: "--ext", Roots: []string{bundles.ExtRoot}})
 }
 
 // evaluator prepares the evaluator for b (read from bundlePath, or

@@ -92,6 +92,7 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 	errs.Merge("", err)
 	ext, err := hcprego.ReadExt(o.ext, nil)
 	errs.Merge("", err)
+	errs.Merge("", apartFromExt(o.bundle, b, o.ext))
 	if len(errs) > 0 {
 		return badInput(errs.Err())
 	}
