@@ -68,7 +68,12 @@ _key_problems contains sprintf("%s: must be a string", [k]) if {
 	not is_string(value)
 }
 
-_shape_problems contains "top level: must be an object" if not is_object(input)
+_shape_problems contains "top level: must be an object" if not _input_is_object
+
+# _input_is_object is a rule of its own: OPA (v1.22.3) answers
+# `not is_object(input)` with false, not true, when the request has no
+# input at all.
+_input_is_object if is_object(input)
 
 _shape_problems contains sprintf("%s: is required", [concat(".", path)]) if {
 	is_object(input)
