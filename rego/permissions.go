@@ -22,6 +22,7 @@ type Permissions struct {
 
 	Code    string // "ok", "invalid_input" or "unknown_pack"
 	PackID  string // "" for invalid input
+	Reasons []any  // what is wrong with an invalid_input's input, by path
 	Verbs   map[string]Permission
 	Stimuli map[string]Permission
 }
@@ -60,6 +61,7 @@ func permissionsOf(doc map[string]any) *Permissions {
 	p := &Permissions{Doc: doc}
 	p.Code, _ = doc["code"].(string)
 	p.PackID, _ = doc["pack_id"].(string)
+	p.Reasons, _ = doc["reasons"].([]any)
 	p.Verbs = entriesOf(doc["verbs"])
 	p.Stimuli = entriesOf(doc["stimuli"])
 	return p

@@ -101,8 +101,7 @@ func writePermissionsTable(w io.Writer, p *hcprego.Permissions) error {
 		_, err := fmt.Fprintf(w, "unknown_pack: no pack of the policy has the pack_id %s\n", strconv.Quote(p.PackID))
 		return err
 	default:
-		_, err := fmt.Fprintf(w, "%s: the input is not a well-formed decision input, its key aside (eval --explain on it, with a verb_key, names what is wrong)\n", printable.Quote(p.Code))
-		return err
+		return writeInvalidListing(w, p)
 	}
 	lines := [][]string{{"KIND", "KEY", "DISPOSITION", "CODE", "CAPABILITY", "ROW", "GRANT", "REASONS"}}
 	lines = append(lines, permissionLines("verb", p.Verbs)...)
@@ -111,6 +110,20 @@ func writePermissionsTable(w io.Writer, p *hcprego.Permissions) error {
 		return err
 	}
 	return writeAligned(w, lines)
+}
+
+// writeInvalidListing writes what is wrong with a listing's input, a
+// reason a line, indented.
+func writeInvalidListing(w io.Writer, p *hcprego.Permissions) error {
+	if _, err := fmt.Fprintf(w, "%s: the input is not a well-formed listing input (a decision input without its key, within the listing's bounds):\n", printable.Quote(p.Code)); err != nil {
+		return err
+	}
+	for _, r := range p.Reasons {
+		if _, err := fmt.Fprintf(w, "  %s\n", printable.Quote(fmt.Sprint(r))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // permissionLines are a table's lines for the entries of one kind, by key,
