@@ -110,6 +110,7 @@ var extLayers = []struct {
 	{"deny numbers OPA calls equal", "package hcp.ext\n\ndeny := [12.500000000000000010, 12.50]\n", reference.Ext{Deny: []any{json.Number("12.500000000000000010"), json.Number("12.50")}}},
 	{"confirm numbers OPA calls equal", "package hcp.ext\n\nconfirm := [12.50, 12.500000000000000010]\n", reference.Ext{Confirm: []any{json.Number("12.50"), json.Number("12.500000000000000010")}}},
 	{"both", "package hcp.ext\n\ndeny := [\"stop\"]\n\nconfirm := [\"ask\"]\n", reference.Ext{Deny: []any{"stop"}, Confirm: []any{"ask"}}},
+	{"rules that read the call", callLayer, reference.Ext{Rules: callRules}},
 }
 
 // TestDifferentialRuntimeLayer compares the two under each runtime layer.
