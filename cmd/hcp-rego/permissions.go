@@ -101,7 +101,7 @@ func writePermissionsTable(w io.Writer, p *hcprego.Permissions) error {
 		_, err := fmt.Fprintf(w, "unknown_pack: no pack of the policy has the pack_id %s\n", strconv.Quote(p.PackID))
 		return err
 	default:
-		_, err := fmt.Fprintf(w, "%s: the input is not a well-formed decision input, its key aside (eval --explain on it, with a verb_key, names what is wrong)\n", printable.Quote(p.Code))
+		_, err := fmt.Fprintf(w, "%s: the input is not a well-formed decision input, its key aside (eval --explain on it, with a verb_key, names what is wrong)\n", printable.LineStart(p.Code))
 		return err
 	}
 	lines := [][]string{{"KIND", "KEY", "DISPOSITION", "CODE", "CAPABILITY", "ROW", "GRANT", "REASONS"}}
