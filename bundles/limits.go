@@ -129,17 +129,18 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
+	path := printable.LineStart(e.Path)
 	switch {
 	case e.Terms:
-		return fmt.Sprintf("%s: bundle refused: %s:%d:%d takes its Rego modules past the limit of %d terms in all (identifiers, numbers, strings, brackets and operators)", e.Path, printable.Quote(strings.TrimPrefix(e.File, "/")), e.Pos.Line, e.Pos.Col, e.Limit)
+		return fmt.Sprintf("%s: bundle refused: %s:%d:%d takes its Rego modules past the limit of %d terms in all (identifiers, numbers, strings, brackets and operators)", path, printable.Quote(strings.TrimPrefix(e.File, "/")), e.Pos.Line, e.Pos.Col, e.Limit)
 	case e.Values:
-		return fmt.Sprintf("%s: bundle refused: %s takes its JSON files past the limit of %d values in all (member names count as values)", e.Path, printable.Quote(strings.TrimPrefix(e.File, "/")), e.Limit)
+		return fmt.Sprintf("%s: bundle refused: %s takes its JSON files past the limit of %d values in all (member names count as values)", path, printable.Quote(strings.TrimPrefix(e.File, "/")), e.Limit)
 	case e.Archive:
-		return fmt.Sprintf("%s: bundle refused: the archive is larger than %s, compressed or not (twice the limit of %s in all)", e.Path, sizeText(e.Limit), sizeText(e.Limit/2))
+		return fmt.Sprintf("%s: bundle refused: the archive is larger than %s, compressed or not (twice the limit of %s in all)", path, sizeText(e.Limit), sizeText(e.Limit/2))
 	case e.File != "":
-		return fmt.Sprintf("%s: bundle refused: %s is larger than the limit of %s for one file", e.Path, printable.Quote(strings.TrimPrefix(e.File, "/")), sizeText(e.Limit))
+		return fmt.Sprintf("%s: bundle refused: %s is larger than the limit of %s for one file", path, printable.Quote(strings.TrimPrefix(e.File, "/")), sizeText(e.Limit))
 	}
-	return fmt.Sprintf("%s: bundle refused: its files are larger than the limit of %s in all, uncompressed, each entry counted as 1 KiB besides its content", e.Path, sizeText(e.Limit))
+	return fmt.Sprintf("%s: bundle refused: its files are larger than the limit of %s in all, uncompressed, each entry counted as 1 KiB besides its content", path, sizeText(e.Limit))
 }
 
 // sizeText renders a limit in MiB when it is a whole number of them.

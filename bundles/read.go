@@ -9,6 +9,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
 
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 )
@@ -96,7 +97,7 @@ func Read(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
 	}
 	loader, closeFile, err := open(path, &budget{path: path, lim: lim})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", printable.LineStart(path), err)
 	}
 	defer closeFile()
 	return readWith(path, loader, cfg, lim)
@@ -159,7 +160,7 @@ func checkBodies(name string, b *bundle.Bundle) error {
 			continue
 		}
 		if err := regolimit.CheckBodies(m.Path, m.Parsed); err != nil {
-			return problem.InModule(name+": bundle refused", err)
+			return problem.InModule(printable.LineStart(name)+": bundle refused", err)
 		}
 	}
 	return nil
@@ -178,7 +179,7 @@ func refused(path string, err error) error {
 			out.Add(path, problem.Pos{}, "bundle refused: %s", e.Msg)
 			continue
 		}
-		out = append(out, problem.InModule(path+": bundle refused", e))
+		out = append(out, problem.InModule(printable.LineStart(path)+": bundle refused", e))
 	}
 	return out.Err()
 }
@@ -205,7 +206,7 @@ func decisionBundle(name string) func(*bundle.Bundle, error) (*bundle.Bundle, er
 			return nil, err
 		}
 		if !hasLibrary(b) {
-			return nil, fmt.Errorf("%s: not a bundle hcp-rego built: no hcp.authz decision library", name)
+			return nil, fmt.Errorf("%s: not a bundle hcp-rego built: no hcp.authz decision library", printable.LineStart(name))
 		}
 		if err := checkOurRoots(name, b); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
@@ -17,18 +18,18 @@ import (
 func ReadTarballFile(path string, lim Limits) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, problem.Pathless(err))
+		return nil, fmt.Errorf("%s: %w", printable.LineStart(path), problem.Pathless(err))
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, problem.Pathless(err))
+		return nil, fmt.Errorf("%s: %w", printable.LineStart(path), problem.Pathless(err))
 	}
 	switch {
 	case info.IsDir():
-		return nil, fmt.Errorf("%s: a folder, want the bundle's .tar.gz (hcp-rego build -o writes one)", path)
+		return nil, fmt.Errorf("%s: a folder, want the bundle's .tar.gz (hcp-rego build -o writes one)", printable.LineStart(path))
 	case !info.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file, want the bundle's .tar.gz", path)
+		return nil, fmt.Errorf("%s: not a regular file, want the bundle's .tar.gz", printable.LineStart(path))
 	}
 	limit := 2 * lim.TotalBytes
 	over := &LimitError{Path: path, Limit: limit, Archive: true}
@@ -37,7 +38,7 @@ func ReadTarballFile(path string, lim Limits) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: read: %w", path, problem.Pathless(err))
+		return nil, fmt.Errorf("%s: read: %w", printable.LineStart(path), problem.Pathless(err))
 	}
 	if int64(len(data)) > limit {
 		return nil, over

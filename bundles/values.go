@@ -180,11 +180,11 @@ type DataError struct {
 }
 
 func (e *DataError) Error() string {
-	file := printable.Quote(strings.TrimPrefix(e.File, "/"))
+	path, file := printable.LineStart(e.Path), printable.Quote(strings.TrimPrefix(e.File, "/"))
 	if e.Pos.Line == 0 {
-		return fmt.Sprintf("%s: bundle refused: %s: %s", e.Path, file, e.Msg)
+		return fmt.Sprintf("%s: bundle refused: %s: %s", path, file, e.Msg)
 	}
-	return fmt.Sprintf("%s: bundle refused: %s:%d:%d: %s", e.Path, file, e.Pos.Line, e.Pos.Col, e.Msg)
+	return fmt.Sprintf("%s: bundle refused: %s:%d:%d: %s", path, file, e.Pos.Line, e.Pos.Col, e.Msg)
 }
 
 // countTerms counts, against the budget's limit of terms, the terms of

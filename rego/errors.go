@@ -9,7 +9,9 @@ import (
 // InBundle names, in an error of New, the modules that came from bundle b
 // as modules inside it: "b.tar.gz: hcp/authz/x.rego:3:7: message", where
 // name is the bundle's path (or what stands for it, as "the compiled
-// bundle"), and a module path that holds a control character is quoted.
+// bundle"), written as it is, first on its line (a caller quotes a path
+// that could start a line of its own, such as "::error::x"), and a module
+// path that holds a control character is quoted.
 // They stay sorted by module, line and column.
 // A runtime's own modules keep their file names.
 //

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 )
 
 type buildOptions struct {
@@ -80,7 +81,7 @@ func runBuild(s streams, o buildOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	fmt.Fprintf(s.out, "wrote %s: revision %s, %d packs, %d grants%s\n", o.output, built.Revision, built.Packs, built.Grants, signedNote(signing))
+	fmt.Fprintf(s.out, "wrote %s: revision %s, %d packs, %d grants%s\n", printable.Quote(o.output), printable.Quote(built.Revision), built.Packs, built.Grants, signedNote(signing))
 	noteReadLimit(s.err, built.Terms, bundles.DefaultLimits.Terms)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 )
 
 type compileOptions struct {
@@ -62,6 +63,6 @@ func runCompile(s streams, o compileOptions) error {
 	if err := bundles.WriteDir(o.output, b); err != nil {
 		return badInput(err)
 	}
-	fmt.Fprintf(s.out, "wrote %s: revision %s, %d modules, %d packs, %d grants\n", o.output, b.Manifest.Revision, len(b.Modules), len(m.Packs()), len(m.Grants()))
+	fmt.Fprintf(s.out, "wrote %s: revision %s, %d modules, %d packs, %d grants\n", printable.Quote(o.output), printable.Quote(b.Manifest.Revision), len(b.Modules), len(m.Packs()), len(m.Grants()))
 	return nil
 }

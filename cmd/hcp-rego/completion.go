@@ -55,7 +55,8 @@ func addCompletionCommand(root *cobra.Command) {
 // completed with nothing, ShellCompDirectiveError, and named escaped, so
 // that no word from a command line or a file name starts a line or
 // reaches a terminal (docs/install.md). Otherwise what __complete prints
-// goes through candidateWriter.
+// goes through candidateWriter, and the single-valued flags take the
+// second parse of the line that __complete makes (parsedTwice).
 func guardCompletion(cmd *cobra.Command, args []string) error {
 	if cmd.Name() != cobra.ShellCompRequestCmd {
 		return nil
@@ -71,6 +72,7 @@ func guardCompletion(cmd *cobra.Command, args []string) error {
 	// root's.
 	root := cmd.Root()
 	root.SetOut(&candidateWriter{w: root.OutOrStdout()})
+	parsedTwice(root)
 	return nil
 }
 

@@ -61,6 +61,43 @@ func TestCompletionCompletes(t *testing.T) {
 	}
 }
 
+// TestCompletionAfterFlags: cobra's __complete parses the flags of the
+// line it completes twice, and a single-valued flag before the word to
+// complete (-o x, --format pretty) used to refuse the second parse as
+// given twice, so that nothing was offered. A run still refuses a flag
+// given twice.
+func TestCompletionAfterFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // a line that must be offered
+	}{
+		{[]string{"build", "-o", "x", "--"}, "--grants\ta grant file (repeatable; grants add up)"},
+		{[]string{"build", "--output=x", "--revision", "r1", "--sig"}, "--signing-key\tsign with this PEM private key (or HS256 secret file)"},
+		{[]string{"eval", "--format", "pretty", "--gr"}, "--grants\ta grant file (repeatable; grants add up)"},
+		{[]string{"status", "--bundle", "hcp", "--wa"}, "--wait\task again until every sidecar is done or this long has passed, such as 40s"},
+		{[]string{"export", "--harness", "codex", "--sub"}, "--subject\tthe subject: principal:ID, role:NAME or default (required)"},
+	}
+	for _, tt := range tests {
+		var out, errs bytes.Buffer
+		var code int
+		processErr := captureStderr(t, func() {
+			code = run(append([]string{"__complete"}, tt.args...), streams{out: &out, err: &errs})
+		})
+		if code != 0 || strings.Contains(processErr, "given twice") || !contains(strings.Split(out.String(), "\n"), tt.want) {
+			t.Errorf("__complete %q: exit %d, offers:\n%s\nnot %q; stderr %s%s", tt.args, code, out.String(), tt.want, errs.String(), processErr)
+		}
+	}
+	packs, err := filepath.Abs("../../testdata/packs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	code := run([]string{"build", packs, "--grants", "../../testdata/grants/acme.json", "-o", filepath.Join(t.TempDir(), "x.tar.gz"), "-o", "y"}, streams{out: &out, err: &errs})
+	if want := "invalid argument \"y\" for \"-o, --output\" flag: given twice; it takes one value\n"; code != exitBadInput || out.Len() != 0 || errs.String() != want {
+		t.Errorf("build -o x -o y: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out.String(), errs.String(), want)
+	}
+}
+
 func contains(lines []string, want string) bool {
 	for _, l := range lines {
 		if l == want {

@@ -16,6 +16,7 @@ import (
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/explain"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
@@ -182,7 +183,7 @@ func apartFromExt(bundlePath string, b *bundle.Bundle, ext []string) error {
 func evaluator(ctx context.Context, b *bundle.Bundle, bundlePath string, opts []hcprego.Option, withExt bool) (*hcprego.Evaluator, error) {
 	ev, err := hcprego.New(ctx, b, opts...)
 	if err != nil {
-		return nil, badInput(hcprego.InBundle(err, b, cmp.Or(bundlePath, "the compiled bundle"), withExt))
+		return nil, badInput(hcprego.InBundle(err, b, cmp.Or(printable.LineStart(bundlePath), "the compiled bundle"), withExt))
 	}
 	return ev, nil
 }

@@ -55,17 +55,37 @@ type singleValue struct {
 	empty         error
 	equalsIsEmpty bool
 	set           bool
+	// reparsed is true while cobra's __complete completes a command
+	// line: it parses the line's flags twice, so each is set twice.
+	reparsed bool
 }
 
 func (v *singleValue) Set(s string) error {
 	switch {
 	case s == "" || s == "=" && v.equalsIsEmpty:
 		return v.empty
-	case v.set:
+	case v.set && !v.reparsed:
 		return errGivenTwice
 	}
 	v.set = true
 	return v.Value.Set(s)
+}
+
+// parsedTwice lets every single-valued flag of cmd and its subcommands
+// take a value again, for cobra's __complete: it parses the flags of the
+// command line it completes twice (once with "--" after them, to count
+// the arguments), and would otherwise refuse the second parse and offer
+// nothing after such a flag. A completion runs no command, so a flag
+// that the line does give twice is then the user's to see when it runs.
+func parsedTwice(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if v, ok := f.Value.(*singleValue); ok {
+			v.reparsed = true
+		}
+	})
+	for _, sub := range cmd.Commands() {
+		parsedTwice(sub)
+	}
 }
 
 // nonEmptyValue is a repeatable string flag whose values are not empty.

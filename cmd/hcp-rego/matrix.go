@@ -215,10 +215,10 @@ func runMatrixDiff(ctx context.Context, s streams, o matrixOptions) error {
 func loadTree(dir string) (*compile.Model, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", dir, problem.Describe(err, "no such folder"))
+		return nil, fmt.Errorf("%s: %s", printable.LineStart(dir), problem.Describe(err, "no such folder"))
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("%s: is a file, want a folder of packs and grant files", dir)
+		return nil, fmt.Errorf("%s: is a file, want a folder of packs and grant files", printable.LineStart(dir))
 	}
 	// Every problem under dir is reported at once: a broken file that
 	// discovery meets, and what loading and linting the rest find.

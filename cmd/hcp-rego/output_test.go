@@ -99,6 +99,23 @@ func TestPrettyStepsQuoteControlCharacters(t *testing.T) {
 	}
 }
 
+// A bundle given with --bundle is an input, and its library may return
+// any code and error: eval's pretty first line quotes a code that would
+// start a workflow command or a result line of ours, and an error that
+// does not print; our own codes are written as they are.
+func TestPrettyCodeStartsNoCommand(t *testing.T) {
+	for _, tc := range []struct{ code, err, want string }{
+		{"land_denied", "land denied", "land_denied: land denied\n"},
+		{"allowed", "", "allowed\n"},
+		{"::error::x", "", "\"::error::x\"\n"},
+		{"PASS forged", "a\n::warning::b", "\"PASS forged\": \"a\\n::warning::b\"\n"},
+	} {
+		if got := explain.Pretty(hcprego.DecisionOf(map[string]any{"code": tc.code, "error": tc.err}), nil); got != tc.want {
+			t.Errorf("code %q, error %q: got %q, want %q", tc.code, tc.err, got, tc.want)
+		}
+	}
+}
+
 // Help shows no "(default [])" for repeatable flags, and "-o=" (an empty
 // variable after the shorthand) is refused as an empty value.
 func TestStrictFlagsHelpAndShorthand(t *testing.T) {

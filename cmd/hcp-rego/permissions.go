@@ -115,7 +115,7 @@ func writePermissionsTable(w io.Writer, p *hcprego.Permissions) error {
 // writeInvalidListing writes what is wrong with a listing's input, a
 // reason a line, indented.
 func writeInvalidListing(w io.Writer, p *hcprego.Permissions) error {
-	if _, err := fmt.Fprintf(w, "%s: the input is not a well-formed listing input (a decision input without its key, within the listing's bounds):\n", printable.Quote(p.Code)); err != nil {
+	if _, err := fmt.Fprintf(w, "%s: the input is not a well-formed listing input (a decision input without its key, within the listing's bounds):\n", printable.LineStart(p.Code)); err != nil {
 		return err
 	}
 	for _, r := range p.Reasons {

@@ -80,7 +80,7 @@ func runPull(ctx context.Context, s streams, o pullOptions) error {
 	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
 		return badInput(err)
 	}
-	_, err = fmt.Fprintf(s.out, "wrote %s: revision %s%s\n", o.output, printable.Quote(b.Manifest.Revision), verifiedNote(v))
+	_, err = fmt.Fprintf(s.out, "wrote %s: revision %s%s\n", printable.Quote(o.output), printable.Quote(b.Manifest.Revision), verifiedNote(v))
 	return err
 }
 

@@ -23,10 +23,13 @@ func Pretty(d hcprego.Decision, steps []Step) string {
 
 func prettyDecision(d hcprego.Decision) string {
 	var b strings.Builder
+	// A bundle read with --bundle is an input: its library may return
+	// any code and error.
+	code := printable.LineStart(d.Code)
 	if d.Error != "" {
-		fmt.Fprintf(&b, "%s: %s\n", d.Code, d.Error)
+		fmt.Fprintf(&b, "%s: %s\n", code, printable.Quote(d.Error))
 	} else {
-		fmt.Fprintf(&b, "%s\n", d.Code)
+		fmt.Fprintf(&b, "%s\n", code)
 	}
 	line := func(label, v string) {
 		if v != "" {

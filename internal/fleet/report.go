@@ -81,7 +81,7 @@ func (r Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "URL\tREVISION\tLAST ACTIVATION\tLAST ERROR")
 	for _, s := range r.Sidecars {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.URL, dash(s.Revision), dash(s.LastActivation), dash(s.LastError))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", printable.LineStart(s.URL), dash(s.Revision), dash(s.LastActivation), dash(s.LastError))
 	}
 	return tw.Flush()
 }

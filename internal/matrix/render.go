@@ -50,9 +50,13 @@ func WriteTable(w io.Writer, mx *Matrix, colour bool) error {
 		}
 		lines = append(lines, line)
 	}
-	for _, line := range lines {
+	for n, line := range lines {
 		for i := range line {
-			line[i] = printable.Quote(line[i])
+			if n > 0 && i == 0 {
+				line[i] = printable.LineStart(line[i]) // a pack id, first on its line
+			} else {
+				line[i] = printable.Quote(line[i])
+			}
 		}
 	}
 	widths := columnWidths(lines)

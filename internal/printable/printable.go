@@ -23,6 +23,46 @@ func Quote(s string) string {
 	return s
 }
 
+// LineStart returns s for the start of a line of output, where a name,
+// a key or a path from an input stands first ("file:line:col: message",
+// a table's first column): s as it is when it is an ordinary name, else
+// quoted as Quote quotes it. Besides what Quote quotes, LineStart quotes
+// s when it starts with ':' (a GitHub workflow command starts with "::",
+// and a name ":" before ":1:2" would start one), when it holds a space
+// (each result line of ours has one among its first words: "3 passed, 0
+// failed", "ok: 2 packs", "FAIL x.cases.yaml:4: name"), and when, less
+// a ':' at its end, it is one of the words a result line of ours starts
+// with ("ok" before ": no such pack folder"). So no input starts a
+// workflow command or a line that reads as one of ours (SPEC §5),
+// whatever follows it.
+func LineStart(s string) string {
+	if strings.HasPrefix(s, ":") || strings.Contains(s, " ") || isResultWord(strings.TrimSuffix(s, ":")) {
+		return strconv.Quote(s)
+	}
+	return Quote(s)
+}
+
+// resultWords are the words that a result line of hcp-rego's starts
+// with, before a space or a ':': lint's "ok: ...", test's "PASS",
+// "FAIL" and "SKIP" lines and "coverage ...", the "note: ...", "wrote
+// ..." and "next: ..." lines of several commands, replay's "skipped: ..."
+// and "unreadable: ...", a watch's "watch: ...". A new result line of
+// ours that starts with another word adds it here.
+var resultWords = []string{
+	"ok", "pass", "fail", "skip", "coverage", "note", "wrote", "next",
+	"skipped", "unreadable", "watch",
+}
+
+// isResultWord reports whether s is one of resultWords, in any case.
+func isResultWord(s string) bool {
+	for _, w := range resultWords {
+		if strings.EqualFold(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // Escape returns s with each rune that is not printable written as its
 // Go escape where it stands (a line break as \n, an escape as \x1b) and
 // each byte that is not UTF-8 as \xNN: for a line of ours that holds a

@@ -48,3 +48,36 @@ func TestEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestLineStart checks that a name first on a line is quoted when it
+// would start a workflow command or read as a result line of ours, and
+// kept as it is otherwise.
+func TestLineStart(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"packs/shop/policy.json", "packs/shop/policy.json"},
+		{"grants/acme.json", "grants/acme.json"},
+		{"http://10.0.0.7:8181", "http://10.0.0.7:8181"},
+		{"shop", "shop"},
+		{"okay.json", "okay.json"},
+		{"FAIL/policy.json", "FAIL/policy.json"},
+		{"a::b/policy.json", "a::b/policy.json"},
+		{"::error::x/policy.json", `"::error::x/policy.json"`},
+		{"::set-output name=a::b", `"::set-output name=a::b"`},
+		{":", `":"`}, // ":" before ":1:2" starts "::"
+		{"3 passed, 0 failed.cases.yaml", `"3 passed, 0 failed.cases.yaml"`},
+		{"ok: 2 packs", `"ok: 2 packs"`},
+		{"PASS x", `"PASS x"`},
+		{"my packs/shop", `"my packs/shop"`},
+		{"ok", `"ok"`}, // "ok" before ": no such pack folder"
+		{"ok:", `"ok:"`},
+		{"FAIL", `"FAIL"`},
+		{"Fail", `"Fail"`},
+		{"note", `"note"`},
+		{"allowed", "allowed"}, // a decision's code, first on eval's line
+		{"x\n::warning::y", `"x\n::warning::y"`},
+	} {
+		if got := LineStart(tc.in); got != tc.want {
+			t.Errorf("LineStart(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -17,6 +17,12 @@ import (
 
 // Error is one problem in one input file, at one position when there is one.
 type Error struct {
+	// In names what File is a member of, such as the bundle a module
+	// came from ("b.tar.gz: bundle refused"), when File alone does not
+	// say where it is; empty for a file of its own. It is written first,
+	// as it is: whoever sets it made the names it holds printable and fit
+	// to start a line (printable.LineStart).
+	In   string
 	File string
 	Pos  Pos
 	Msg  string
@@ -29,13 +35,16 @@ type Error struct {
 
 // Error renders the problem as "file:line:col: message", or "file: message"
 // when the problem has no position (a missing file, say), or the message
-// alone when it has no file (an error kept whole by Merge); a hint follows
-// on its own line, indented as "  hint: ...".
+// alone when it has no file (an error kept whole by Merge); "in: " comes
+// first when the file is a member of something; a hint follows on its own
+// line, indented as "  hint: ...".
 //
-// The file name is quoted and the message escaped (package printable): a file or folder
-// name, or a value a message quotes, may hold a line break or an escape,
-// and no input may start a line of output (a GitHub workflow command, a
-// fake result line) or drive a terminal (SPEC §5).
+// The file name is quoted where it would start a line or is not
+// printable (printable.LineStart, printable.Quote) and the message
+// escaped: a file or folder name, or a value a message quotes, may hold a
+// line break or an escape, or start with "::", and no input may start a
+// line of output (a GitHub workflow command, a fake result line) or drive
+// a terminal (SPEC §5).
 func (e *Error) Error() string {
 	if e.Hint == "" {
 		return e.line()
@@ -48,13 +57,26 @@ func (e *Error) Error() string {
 // line is the problem's line, without its hint.
 func (e *Error) line() string {
 	msg := printable.Escape(e.Msg)
+	file := printable.LineStart(e.File)
+	if e.In != "" {
+		file = e.In + ": " + printable.Quote(e.File)
+	}
 	switch {
-	case e.File == "":
+	case e.File == "" && e.In == "":
 		return msg // an error that names its file itself, or none
 	case e.Pos.Line == 0:
-		return printable.Quote(e.File) + ": " + msg
+		return file + ": " + msg
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", printable.Quote(e.File), e.Pos.Line, e.Pos.Col, msg)
+	return fmt.Sprintf("%s:%d:%d: %s", file, e.Pos.Line, e.Pos.Col, msg)
+}
+
+// place is the file, after what holds it when something does, as the
+// problem's line names it: problems sort by it.
+func (e *Error) place() string {
+	if e.In == "" {
+		return e.File
+	}
+	return e.In + ": " + e.File
 }
 
 // Errors is every problem found in one run. It renders sorted by file and
@@ -73,14 +95,15 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Sort orders the problems by file, line, column, message and hint.
+// Sort orders the problems by file (after what holds it), line, column,
+// message and hint.
 func (es Errors) Sort() {
 	slices.SortStableFunc(es, compareErrors)
 }
 
 func compareErrors(a, b *Error) int {
 	return cmp.Or(
-		cmp.Compare(a.File, b.File),
+		cmp.Compare(a.place(), b.place()),
 		cmp.Compare(a.Pos.Line, b.Pos.Line),
 		cmp.Compare(a.Pos.Col, b.Pos.Col),
 		cmp.Compare(a.Msg, b.Msg),

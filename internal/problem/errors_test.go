@@ -42,6 +42,28 @@ func TestErrorNamesPrintable(t *testing.T) {
 	}
 }
 
+// TestErrorFileStartsNoCommand checks that a file name that is printable
+// but would start a workflow command or a result line of ours, first on
+// the problem's line, is quoted there, and an ordinary one is not; and
+// that a module named inside a bundle is quoted only where it is not
+// printable, the bundle first as its maker wrote it.
+func TestErrorFileStartsNoCommand(t *testing.T) {
+	var errs Errors
+	errs.Add("::error::x/policy.json", Pos{Line: 2, Col: 3}, "missing field")
+	errs.Add("3 passed, 0 failed.cases.yaml", Pos{}, "unreadable")
+	errs.Add("ok", Pos{}, "no such pack folder")
+	errs.Add("packs/shop/policy.json", Pos{Line: 1, Col: 1}, "first")
+	errs = append(errs, InModule("b.tar.gz: bundle refused", &Error{File: "/hcp/::x.rego", Pos: Pos{Line: 4, Col: 1}, Msg: "parse"}))
+	want := `"3 passed, 0 failed.cases.yaml": unreadable` + "\n" +
+		`"::error::x/policy.json":2:3: missing field` + "\n" +
+		`b.tar.gz: bundle refused: hcp/::x.rego:4:1: parse` + "\n" +
+		`"ok": no such pack folder` + "\n" +
+		`packs/shop/policy.json:1:1: first`
+	if got := errs.Err().Error(); got != want {
+		t.Errorf("rendered\n%s\nwant\n%s", got, want)
+	}
+}
+
 // TestHintOnItsOwnLine checks that a hint follows its message on an
 // indented line of its own, so that the message line stays the same words
 // (SPEC §2.2), and that what the hint quotes can start no line either.

@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-
-	"github.com/hcp-rego/hcp-rego/internal/printable"
 )
 
 // maxMessage bounds one error message: OPA's messages quote source text,
@@ -57,8 +55,9 @@ func Shorten(msg string) string {
 // InModule is e, located in a module of the bundle named name, as
 // "name: module:line:col: message": the module path without its leading
 // "/", quoted when it holds a control character, and the position kept, so
-// that errors sort by module, line and column.
+// that errors sort by module, line and column. name is written as it is,
+// first on its line: the caller makes a path it holds fit for that
+// (printable.LineStart).
 func InModule(name string, e *Error) *Error {
-	module := printable.Quote(strings.TrimPrefix(e.File, "/"))
-	return &Error{File: name + ": " + module, Pos: e.Pos, Msg: e.Msg, Hint: e.Hint}
+	return &Error{In: name, File: strings.TrimPrefix(e.File, "/"), Pos: e.Pos, Msg: e.Msg, Hint: e.Hint}
 }

@@ -255,7 +255,7 @@ func scan(ctx context.Context, logs []Log, maxRecord int, out chan<- batch, read
 				break
 			}
 			if err != nil {
-				return fmt.Errorf("%s:%d:%d: %w", printable.Quote(l.Name), r.line, r.col(), err)
+				return fmt.Errorf("%s:%d:%d: %w", printable.LineStart(l.Name), r.line, r.col(), err)
 			}
 			if len(b.records) == batchRecords || len(arena)+len(rec.Text) > cap(arena) && len(b.records) > 0 {
 				if err := send(ctx, out, b); err != nil {

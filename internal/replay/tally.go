@@ -37,7 +37,7 @@ func newTally(maxGroups int) *tally { return &tally{groups: newGroups(maxGroups)
 // add counts one record, the seq-th of the logs, read from file.
 func (t *tally) add(ctx context.Context, c *cache, file string, seq int64, rec Record) error {
 	if rec.Problem != "" {
-		t.unreadableAt(seq, fmt.Sprintf("%s:%d: %s", file, rec.Line, rec.Problem))
+		t.unreadableAt(seq, fmt.Sprintf("%s:%d: %s", printable.Quote(file), rec.Line, rec.Problem))
 		return nil
 	}
 	ev, reason := Classify(rec.Text)
@@ -52,7 +52,7 @@ func (t *tally) add(ctx context.Context, c *cache, file string, seq int64, rec R
 		t.skipped.Masked++
 		return nil
 	case Unreadable:
-		t.unreadableAt(seq, fmt.Sprintf("%s:%d: not a JSON object", file, rec.Line))
+		t.unreadableAt(seq, fmt.Sprintf("%s:%d: not a JSON object", printable.Quote(file), rec.Line))
 		return nil
 	}
 	now, err := c.get(ctx, ev)
@@ -61,7 +61,7 @@ func (t *tally) add(ctx context.Context, c *cache, file string, seq int64, rec R
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s:%d: decide the logged input: %w", printable.Quote(file), rec.Line, err)
+		return fmt.Errorf("%s:%d: decide the logged input: %w", printable.LineStart(file), rec.Line, err)
 	}
 	t.replayed++
 	change := judge(ev, now)

@@ -106,6 +106,9 @@ func (e *ExistsError) Error() string {
 	for i, p := range e.Paths {
 		quoted[i] = printable.Quote(p)
 	}
+	if len(quoted) > 0 {
+		quoted[0] = printable.LineStart(e.Paths[0]) // the first starts the message's line
+	}
 	verb := "exists"
 	if len(quoted) > 1 {
 		verb = "exist"
@@ -185,7 +188,7 @@ func mkdirs(dir string, made *[]string) error {
 	info, err := os.Stat(dir)
 	if err == nil {
 		if !info.IsDir() {
-			return fmt.Errorf("%s is not a folder", printable.Quote(dir))
+			return fmt.Errorf("%s is not a folder", printable.LineStart(dir))
 		}
 		return nil
 	}
