@@ -214,9 +214,9 @@ var raceBuilt = sync.OnceValue(func() bool {
 	return false
 })
 
-// hangAfter is when runBinary kills a process that has not ended: a hang
-// breaker that no run near its allocation bound comes close to, not a
-// bound on how long a run may take.
+// hangAfter is when a test gives up on what has not ended (runBinary
+// kills its process): a hang breaker, far past what any run takes, not a
+// bound on how long one may take.
 const hangAfter = 5 * time.Minute
 
 // maxAllocation bounds what one run with a hostile file of size bytes
@@ -238,8 +238,8 @@ type outcome struct {
 
 // runInProcess runs the command line as main would, with empty stdin,
 // and fails the test when it panics or allocates more than the bound for
-// an input of inputSize bytes. It must not run
-// beside other tests: the allocation count is the process's.
+// an input of inputSize bytes. It must not run beside other tests: the
+// allocation count is the process's.
 func runInProcess(t *testing.T, inputSize int, args ...string) outcome {
 	t.Helper()
 	return runWithin(t, maxAllocation(inputSize), args...)

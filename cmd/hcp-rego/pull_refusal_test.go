@@ -94,7 +94,7 @@ func TestPullFailureKeepsOutput(t *testing.T) {
 // that stalls what each waits on: exit 2, one line that says the registry
 // timed out, naming --timeout, no output written, and the registry sees
 // the client hang up. Only --timeout can end either transfer: the layer
-// pull reads comes a byte every 50 ms, so no byte is ever 60 s late (the
+// pull reads comes a byte every 10 ms, so no byte is ever 60 s late (the
 // client's idle limit), and the tag's PUT that push waits on is answered
 // on a second try, which the client makes after its own 60 s limit for an
 // answer's head, never once --timeout has ended the transfer.
@@ -134,7 +134,7 @@ func TestTransferTimeout(t *testing.T) {
 			w.WriteHeader(http.StatusOK)
 		}
 		giveUp := time.After(hangAfter) // a hang breaker
-		tick := time.NewTicker(50 * time.Millisecond)
+		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		for i := 0; ; i++ {
 			if r.Method == http.MethodGet && i < len(data) {
@@ -163,6 +163,7 @@ func TestTransferTimeout(t *testing.T) {
 		want := "registry " + reg.Host + ": timed out (the transfer took longer than --timeout 1s)\n"
 		if o.code != exitBadInput || strings.Count(o.stderr, "\n") != 1 || !strings.HasSuffix(o.stderr, want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line ending %q", args[0], o.code, o.stderr, want)
+			continue
 		}
 		select {
 		case req := <-hungUp:
