@@ -20,34 +20,77 @@ type answer struct {
 	err   string // why it failed, else ""
 }
 
-// load asks the sidecar at url for carol's decision from clients
-// concurrent clients until stop is closed, and returns every answer.
-func load(url string, clients int, stop <-chan struct{}) []answer {
+// load asks a sidecar for carol's decision from concurrent clients until
+// ended, keeping every answer.
+type load struct {
+	mu      sync.Mutex
+	answers []answer
+	stop    chan struct{}
+	halt    sync.Once
+	wg      sync.WaitGroup
+}
+
+// startLoad starts clients concurrent clients on the sidecar at url,
+// until end or the end of the test.
+func startLoad(t *testing.T, url string, clients int) *load {
 	body, _ := json.Marshal(map[string]any{"input": json.RawMessage(carol)})
-	var mu sync.Mutex
-	var answers []answer
-	var wg sync.WaitGroup
+	l := &load{stop: make(chan struct{})}
+	t.Cleanup(func() { l.end() })
 	for range clients {
-		wg.Add(1)
+		l.wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer l.wg.Done()
 			client := &http.Client{Timeout: 5 * time.Second}
 			for {
 				select {
-				case <-stop:
+				case <-l.stop:
 					return
 				default:
 				}
 				a := ask(client, url+"/v1/data/hcp/authz/decision", body)
-				mu.Lock()
-				answers = append(answers, a)
-				mu.Unlock()
+				l.mu.Lock()
+				l.answers = append(l.answers, a)
+				l.mu.Unlock()
 				time.Sleep(2 * time.Millisecond) // bounded: a few hundred requests a second
 			}
 		}()
 	}
-	wg.Wait()
-	return answers
+	return l
+}
+
+// await waits until n answers started after since (a hang breaker fails
+// the test after loadTimeout): the load spans a moment by what it asked
+// then, not by how long it ran.
+func (l *load) await(t *testing.T, n int, since time.Time) {
+	t.Helper()
+	giveUp := time.Now().Add(loadTimeout)
+	for {
+		l.mu.Lock()
+		got := 0
+		for _, a := range l.answers {
+			if a.start.After(since) {
+				got++
+			}
+		}
+		l.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(giveUp) {
+			t.Fatalf("%d answers under load after %v, want %d", got, loadTimeout, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// loadTimeout is await's hang breaker.
+const loadTimeout = 2 * time.Minute
+
+// end stops the clients and returns every answer.
+func (l *load) end() []answer {
+	l.halt.Do(func() { close(l.stop) })
+	l.wg.Wait()
+	return l.answers
 }
 
 // ask POSTs one decision request.
@@ -102,16 +145,13 @@ func TestRolloutUnderLoad(t *testing.T) {
 		t.Fatal(before.err)
 	}
 
-	stop := make(chan struct{})
-	done := make(chan []answer)
-	go func() { done <- load(s.url, 4, stop) }()
-	time.Sleep(500 * time.Millisecond) // load on r1 first
+	l := startLoad(t, s.url, 4)
+	l.await(t, 100, time.Time{}) // load on r1 first
 	hcpRego(t, docker, "push", r2, ref, "--plain-http").must(t, "push r2")
 	res, _ := status(t, sidecars, "--want-revision", "r2", "--wait", "40s")
 	converged := time.Now()
-	time.Sleep(2 * time.Second) // load on r2
-	close(stop)
-	answers := <-done
+	l.await(t, 300, converged) // load on r2
+	answers := l.end()
 	if res.code != 0 {
 		t.Fatalf("status --want-revision r2 --wait 40s: exit %d\n%s", res.code, res.stdout)
 	}

@@ -25,10 +25,11 @@ import (
 // Hostile input files (issue 8): every command that reads packs or grants
 // must refuse each of them with exit 2 and a message that names the file
 // (at line:col where the problem has a place), without a panic, without
-// writing or touching any output, in bounded time and memory. Each runs
+// writing or touching any output, in bounded allocation. Each runs
 // in-process, one at a time, so that runtime.MemStats counts what the run
 // allocates; a few run the real binary too (the test binary as hcp-rego,
-// put on PATH by testscript.Main) for the process's own exit code.
+// put on PATH by testscript.Main) for the process's own exit code. No
+// bound is a time: a loaded machine makes any run slow.
 
 // The good files of a fixture: one pack, one grant file, a decision input
 // and a case file that names the pack and the grant file.
@@ -190,7 +191,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// Bounds on one run, generous, as guards against a blow-up or a hang.
+// Bounds on one run's allocation, generous, as guards against a blow-up.
 // What a run may allocate grows with the hostile file: a 30 MB string
 // costs some 165 MiB in JSON (read, scanned, unquoted) and 285 MiB in
 // YAML (whose parser builds its node tree before hcp-rego sees a value).
@@ -200,8 +201,8 @@ const (
 )
 
 // raceBuilt reports whether the test binary has the race detector,
-// which makes a run some ten times slower and moves allocations to the
-// heap: runs then get six times the time and four times the allocation.
+// which moves allocations to the heap: runs then get four times the
+// allocation.
 var raceBuilt = sync.OnceValue(func() bool {
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
@@ -213,13 +214,10 @@ var raceBuilt = sync.OnceValue(func() bool {
 	return false
 })
 
-// maxRunTime bounds one run: 10 s, 60 s under the race detector.
-func maxRunTime() time.Duration {
-	if raceBuilt() {
-		return 60 * time.Second
-	}
-	return 10 * time.Second
-}
+// hangAfter is when a test gives up on what has not ended (runBinary
+// kills its process): a hang breaker, far past what any run takes, not a
+// bound on how long one may take.
+const hangAfter = 5 * time.Minute
 
 // maxAllocation bounds what one run with a hostile file of size bytes
 // may allocate.
@@ -235,14 +233,13 @@ func maxAllocation(size int) uint64 {
 type outcome struct {
 	code           int
 	stdout, stderr string
-	elapsed        time.Duration
 	allocated      uint64 // bytes; in-process runs only
 }
 
 // runInProcess runs the command line as main would, with empty stdin,
-// and fails the test when it takes longer than maxRunTime() or allocates
-// more than the bound for an input of inputSize bytes. It must not run
-// beside other tests: the allocation count is the process's.
+// and fails the test when it panics or allocates more than the bound for
+// an input of inputSize bytes. It must not run beside other tests: the
+// allocation count is the process's.
 func runInProcess(t *testing.T, inputSize int, args ...string) outcome {
 	t.Helper()
 	return runWithin(t, maxAllocation(inputSize), args...)
@@ -257,13 +254,12 @@ func runWithin(t *testing.T, limit uint64, args ...string) outcome {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	start := time.Now()
 	code := run(args, streams{in: strings.NewReader(""), out: &out, err: &errOut})
-	o := outcome{code: code, stdout: out.String(), stderr: errOut.String(), elapsed: time.Since(start)}
+	o := outcome{code: code, stdout: out.String(), stderr: errOut.String()}
 	runtime.ReadMemStats(&after)
 	o.allocated = after.TotalAlloc - before.TotalAlloc
-	t.Logf("hcp-rego %.100s: exit %d in %v, %d MiB allocated", strings.Join(args, " "), o.code, o.elapsed.Round(time.Millisecond), o.allocated>>20)
-	o.checkBounds(t, args)
+	t.Logf("hcp-rego %.100s: exit %d, %d MiB allocated", strings.Join(args, " "), o.code, o.allocated>>20)
+	o.checkNoPanic(t, args)
 	if o.allocated > limit {
 		t.Errorf("hcp-rego %s allocated %d MiB, more than %d MiB", strings.Join(args, " "), o.allocated>>20, limit>>20)
 	}
@@ -271,35 +267,33 @@ func runWithin(t *testing.T, limit uint64, args ...string) outcome {
 }
 
 // runBinary runs hcp-rego as its own process in dir, with stdin, and
-// fails the test when the run exceeds the time bound or panics.
+// fails the test when the run panics, or hangs (hangAfter).
 func runBinary(t *testing.T, dir, stdin string, args ...string) outcome {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*maxRunTime())
+	ctx, cancel := context.WithTimeout(context.Background(), hangAfter)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "hcp-rego", args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("hcp-rego %s had not ended after %v: killed", strings.Join(args, " "), hangAfter)
+	}
 	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
 		t.Fatalf("hcp-rego %s: %v", strings.Join(args, " "), err)
 	}
-	o := outcome{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String(), elapsed: time.Since(start)}
-	o.checkBounds(t, args)
+	o := outcome{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String()}
+	o.checkNoPanic(t, args)
 	return o
 }
 
-// checkBounds fails the test on a panic or a slow run.
-func (o outcome) checkBounds(t *testing.T, args []string) {
+// checkNoPanic fails the test on a panic.
+func (o outcome) checkNoPanic(t *testing.T, args []string) {
 	t.Helper()
-	line := strings.Join(args, " ")
-	switch {
-	case strings.Contains(o.stderr, "panic:") || strings.Contains(o.stderr, "goroutine "):
-		t.Fatalf("hcp-rego %s panicked:\n%.2000s", line, o.stderr)
-	case o.elapsed > maxRunTime():
-		t.Errorf("hcp-rego %s took %v, more than %v", line, o.elapsed, maxRunTime())
+	if strings.Contains(o.stderr, "panic:") || strings.Contains(o.stderr, "goroutine ") {
+		t.Fatalf("hcp-rego %s panicked:\n%.2000s", strings.Join(args, " "), o.stderr)
 	}
 }
 

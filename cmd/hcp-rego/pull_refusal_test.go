@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,9 +91,13 @@ func TestPullFailureKeepsOutput(t *testing.T) {
 }
 
 // TestTransferTimeout holds push and pull to --timeout against a registry
-// that sends a byte and then nothing, within the client's idle limit of
-// 60 s: exit 2 soon after the timeout, one line that says so, and no
-// output written.
+// that stalls what each waits on: exit 2, one line that says the registry
+// timed out, naming --timeout, no output written, and the registry sees
+// the client hang up. Only --timeout can end either transfer: the layer
+// pull reads comes a byte every 10 ms, so no byte is ever 60 s late (the
+// client's idle limit), and the tag's PUT that push waits on is answered
+// on a second try, which the client makes after its own 60 s limit for an
+// answer's head, never once --timeout has ended the transfer.
 func TestTransferTimeout(t *testing.T) {
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
 	dir := outputFixture(t)
@@ -110,19 +116,42 @@ func TestTransferTimeout(t *testing.T) {
 	}
 	ended := make(chan struct{}) // closed before the registry closes
 	t.Cleanup(func() { close(ended) })
+	hungUp := make(chan string, 8) // the stalled requests the client gave up
+	var mu sync.Mutex
+	stalled := map[string]bool{}
 	stall := func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method == http.MethodGet && !strings.Contains(r.URL.Path, "/blobs/") {
-			return false // the manifest, as it is
+		req := r.Method + " " + r.URL.Path
+		mu.Lock()
+		again := stalled[req]
+		stalled[req] = true
+		mu.Unlock()
+		if again || r.Method == http.MethodHead || r.Method == http.MethodGet && !strings.Contains(r.URL.Path, "/blobs/") {
+			return false // a retry, the manifest, and what push asks exists, as they are
 		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-		w.WriteHeader(http.StatusOK)
-		w.Write(data[:1])
-		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-		case <-ended:
+		io.Copy(io.Discard, r.Body) // so that the server sees the client hang up
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+			w.WriteHeader(http.StatusOK)
 		}
-		return true
+		giveUp := time.After(hangAfter) // a hang breaker
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			if r.Method == http.MethodGet && i < len(data) {
+				w.Write(data[i : i+1])
+				w.(http.Flusher).Flush()
+			}
+			select {
+			case <-r.Context().Done():
+				hungUp <- req
+				return true
+			case <-ended:
+				return true
+			case <-giveUp:
+				return true
+			case <-tick.C:
+			}
+		}
 	}
 	reg.SetFault(stall)
 	out := filepath.Join(t.TempDir(), "hcp.tar.gz")
@@ -131,9 +160,16 @@ func TestTransferTimeout(t *testing.T) {
 		{"push", bundle, reg.Host + "/policy/hcp:r2", "--plain-http", "--timeout", "1s"},
 	} {
 		o := runInProcess(t, 0, args...)
-		t.Logf("%s: %s", args[0], strings.TrimSpace(o.stderr))
-		if o.code != exitBadInput || strings.Count(o.stderr, "\n") != 1 || !strings.Contains(o.stderr, "(the transfer took longer than --timeout 1s)") || o.elapsed > 20*time.Second {
-			t.Errorf("%s: exit %d in %v, stderr %q; want exit 2 and one line naming --timeout", args[0], o.code, o.elapsed, o.stderr)
+		want := "registry " + reg.Host + ": timed out (the transfer took longer than --timeout 1s)\n"
+		if o.code != exitBadInput || strings.Count(o.stderr, "\n") != 1 || !strings.HasSuffix(o.stderr, want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line ending %q", args[0], o.code, o.stderr, want)
+			continue
+		}
+		select {
+		case req := <-hungUp:
+			t.Logf("%s: the client hung up on %s", args[0], req)
+		case <-time.After(hangAfter):
+			t.Errorf("%s: the registry did not see the client hang up", args[0])
 		}
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

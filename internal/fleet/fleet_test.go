@@ -2,14 +2,11 @@ package fleet
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 )
 
 func TestConverged(t *testing.T) {
@@ -105,72 +102,6 @@ func TestAnswers(t *testing.T) {
 	for i := range want {
 		if rows[i] != want[i] {
 			t.Errorf("row %d: %+v, want %+v", i, rows[i], want[i])
-		}
-	}
-	start := time.Now()
-	Client{Bundle: "hcp"}.Watch(context.Background(), []string{without.URL}, "r9", 1500*time.Millisecond)
-	if d := time.Since(start); d < time.Second || d > 3*time.Second {
-		t.Errorf("Watch for 1.5s took %v", d)
-	}
-}
-
-// TestWatchEndsAtWait: a sidecar that answered the first round and then
-// stops answering must not hold Watch past its wait (each request may
-// take seconds, and a sidecar without the status plugin is asked three
-// times); the rows are those of the last whole round.
-func TestWatchEndsAtWait(t *testing.T) {
-	release := make(chan struct{})
-	var asked atomic.Int32
-	stalls := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/status" && asked.Add(1) > 1 {
-			select {
-			case <-release:
-			case <-r.Context().Done():
-			}
-			return
-		}
-		w.Write([]byte(`{"result": {"bundles": {"hcp": {"active_revision": "r1"}}}}`))
-	}))
-	defer stalls.Close()
-	defer close(release)
-	start := time.Now()
-	rows := Client{Bundle: "hcp"}.Watch(context.Background(), []string{stalls.URL}, "r2", 1500*time.Millisecond)
-	if d := time.Since(start); d >= requestTimeout {
-		t.Errorf("Watch for 1.5s took %v: a stalled sidecar held it for a request's timeout", d)
-	}
-	if len(rows) != 1 || !rows[0].Reachable || rows[0].Revision != "r1" {
-		t.Errorf("rows %+v: want the first round's, r1", rows)
-	}
-}
-
-// TestWatchFirstRoundEnds: however many sidecars stall, the first round
-// ends by firstRound (for a wait shorter than it), each one not heard from
-// a row that timed out. Asked a few at a time, each for a request's
-// timeout, forty stalled sidecars took five rounds of it.
-func TestWatchFirstRoundEnds(t *testing.T) {
-	defer func(d time.Duration) { firstRound = d }(firstRound)
-	firstRound = 300 * time.Millisecond
-	release := make(chan struct{})
-	stalls := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	defer stalls.Close()
-	defer close(release)
-	urls := make([]string, 40)
-	for i := range urls {
-		urls[i] = fmt.Sprintf("%s/s%d", stalls.URL, i)
-	}
-	start := time.Now()
-	rows := Client{Bundle: "hcp"}.Watch(context.Background(), urls, "r1", 0)
-	if d := time.Since(start); d >= requestTimeout {
-		t.Errorf("Watch with wait 0 took %v for stalled sidecars, want about firstRound", d)
-	}
-	for _, r := range rows {
-		if r.Reachable || r.LastError != "unreachable: timed out" {
-			t.Fatalf("row %+v: want one that timed out", r)
 		}
 	}
 }

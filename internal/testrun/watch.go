@@ -39,33 +39,46 @@ func Watch(ctx context.Context, o Options, out, errs io.Writer) error {
 	}
 	defer w.fs.Close()
 	runOnce(ctx, o, out, errs)
+	debounce(ctx, w.fs.Events, w.fs.Errors,
+		func(ev fsnotify.Event) bool { return w.handle(ev, errs) },
+		func(err error) { fmt.Fprintf(errs, "watch: %v\n", err) },
+		func() {
+			fmt.Fprintln(out) // a blank line between one run and the next
+			runOnce(ctx, o, out, errs)
+		})
+	return nil
+}
+
+// debounce calls run once the events that call for a run (handle) have
+// paused for Debounce, and again after each later pause, until ctx is
+// done or the watcher closes. An error from the watcher (an overflowed
+// event queue lost changes) is reported to lost, and calls for a run.
+func debounce(ctx context.Context, events <-chan fsnotify.Event, failures <-chan error, handle func(fsnotify.Event) bool, lost func(error), run func()) {
 	var fire <-chan time.Time
 	timer := time.NewTimer(Debounce)
 	timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
-		case ev, ok := <-w.fs.Events:
+			return
+		case ev, ok := <-events:
 			if !ok {
-				return nil
+				return
 			}
-			if w.handle(ev, errs) {
+			if handle(ev) {
 				timer.Reset(Debounce)
 				fire = timer.C
 			}
-		case err, ok := <-w.fs.Errors:
+		case err, ok := <-failures:
 			if !ok {
-				return nil
+				return
 			}
-			// An overflowed event queue lost changes: run again.
-			fmt.Fprintf(errs, "watch: %v\n", err)
+			lost(err)
 			timer.Reset(Debounce)
 			fire = timer.C
 		case <-fire:
 			fire = nil
-			fmt.Fprintln(out) // a blank line between one run and the next
-			runOnce(ctx, o, out, errs)
+			run()
 		}
 	}
 }
