@@ -13,7 +13,6 @@ package document
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
@@ -111,28 +110,6 @@ func (n *Node) Value() any {
 		return out
 	}
 	return nil
-}
-
-// Pointer follows a JSON pointer (RFC 6901, "" for the root) and returns the
-// node it names, or nil.
-func (n *Node) Pointer(ptr string) *Node {
-	for _, seg := range splitPointer(ptr) {
-		switch {
-		case n == nil:
-			return nil
-		case n.Kind == Object:
-			n = n.member(seg)
-		case n.Kind == Array:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(n.Items) {
-				return nil
-			}
-			n = n.Items[i]
-		default:
-			return nil
-		}
-	}
-	return n
 }
 
 // Members returns the members of an object (in file order) or the elements

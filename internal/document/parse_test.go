@@ -114,6 +114,38 @@ func TestPath(t *testing.T) {
 	}
 }
 
+// TestPathTo follows paths whose keys hold what a JSON pointer or a URL
+// escapes, and renders each as a reader writes it: a key as it is,
+// quoted, and an index bare. An object's key "0" is a key; an array's
+// index is written one way only.
+func TestPathTo(t *testing.T) {
+	root, err := ParseJSON("f.json", []byte(`{"verbs": {"3 passed, 0 failed": {"privacy": 1}}, "a/b~": {"0": [{"x y": 1}]}, "": {"\u001b%20": 2}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path []string
+		want string
+	}{
+		{[]string{"verbs", "3 passed, 0 failed", "privacy"}, `verbs["3 passed, 0 failed"].privacy`},
+		{[]string{"a/b~", "0", "0", "x y"}, `["a/b~"]["0"][0]["x y"]`},
+		{[]string{"", "\x1b%20"}, `[""]["\x1b%20"]`},
+	}
+	for _, tt := range tests {
+		if got := root.PathTo(tt.path); got != tt.want {
+			t.Errorf("PathTo(%q) = %s, want %s", tt.path, got, tt.want)
+		}
+		if n := root.At(tt.path); n == nil || n.Kind != Number {
+			t.Errorf("At(%q) = %v, want the number there", tt.path, n)
+		}
+	}
+	for _, index := range []string{"00", "+0", "-0", " 0", "1"} {
+		if n := root.At([]string{"a/b~", "0", index}); n != nil {
+			t.Errorf("index %q found %v, want none", index, n)
+		}
+	}
+}
+
 // TestQuickParse checks that the jsontext reader reads good files into the
 // tree the encoding/json walk builds, and gives up on every file with a
 // problem, so that the walk names it.

@@ -106,6 +106,8 @@ func FuzzParsedPositions(f *testing.F) {
 		}
 	}
 	f.Add([]byte("{\"a\" :\t[ 1 ,-2.5e3 , \"\\u00e9\\n\" ,{} ,[ ] ,true,false ,null ],\r\n\"é\":\"日本\" , \"\":0}"))
+	// Keys that a JSON Schema validator's locations escape or drop.
+	f.Add([]byte("{\"verbs\": {\"3 passed, 0 failed\": {\"a%20b\": 1, \"100%\": [\"\\u001b\"], \"a/b~0~1\": {},\n\"\": {\"é 日本 😀\": \"a\\\"b\\\\c\"}, \"\\u2028\\t\": 0, \"0\": [{\"+\": null}]}}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		root, err := ParseJSON("f.json", data, nil)
 		if err != nil {

@@ -5,6 +5,7 @@
 package schema
 
 import (
+	"bytes"
 	"cmp"
 	"embed"
 	"encoding/json"
@@ -73,17 +74,30 @@ func Get(name string) *Schema {
 	if err != nil {
 		panic(err)
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	if err := c.AddResource(name+suffix, strings.NewReader(string(text))); err != nil {
-		panic(err)
-	}
-	s := &Schema{name: name, compiled: c.MustCompile(name + suffix)}
-	if err := json.Unmarshal(text, &s.doc); err != nil {
+	s, err := compileSchema(name, text)
+	if err != nil {
 		panic(err)
 	}
 	cache[name] = s
 	return s
+}
+
+// compileSchema compiles text, the schema document called name.
+func compileSchema(name string, text []byte) (*Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource(name+suffix, bytes.NewReader(text)); err != nil {
+		return nil, err
+	}
+	compiled, err := c.Compile(name + suffix)
+	if err != nil {
+		return nil, err
+	}
+	s := &Schema{name: name, compiled: compiled}
+	if err := json.Unmarshal(text, &s.doc); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // MaxProblems is the most violations of one file that Validate lists: a
@@ -116,7 +130,9 @@ func (s *Schema) Validate(file string, root *document.Node) error {
 	return errs.Err() // sorted, each problem once
 }
 
-// placedLeaf is a leaf error and where its value stands.
+// placedLeaf is a leaf error and where it stands: its value's position,
+// or its key's when the key is at fault. (Not the location itself: a file
+// may have a million leaves, and only the first MaxProblems are told.)
 type placedLeaf struct {
 	leaf *jsonschema.ValidationError
 	pos  problem.Pos
@@ -127,7 +143,7 @@ type placedLeaf struct {
 func placed(root *document.Node, leaves []*jsonschema.ValidationError) []placedLeaf {
 	out := make([]placedLeaf, len(leaves))
 	for i, leaf := range leaves {
-		out[i] = placedLeaf{leaf, cmp.Or(root.Pointer(leaf.InstanceLocation), root).Pos}
+		out[i] = placedLeaf{leaf, locate(root, leaf).pos(root)}
 	}
 	slices.SortStableFunc(out, func(a, b placedLeaf) int {
 		return cmp.Or(cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col), cmp.Compare(a.leaf.KeywordLocation, b.leaf.KeywordLocation))

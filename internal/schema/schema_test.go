@@ -80,6 +80,12 @@ func TestMessages(t *testing.T) {
 			want:   "p.json:1:16: unknown field \"" + strings.Repeat("k", 32) + "...(4936 bytes)..." + strings.Repeat("k", 32) + "\"",
 		},
 		{
+			name:   "a long key is clipped in the path too",
+			schema: "policy",
+			json:   `{"surface_id": "x", "verbs": {"` + strings.Repeat("k", 5000) + `": {"operation": "read", "privacy": {"land": "local"}, "x": 1}}}`,
+			want:   `p.json:1:5087: unknown field "x" in verbs["` + strings.Repeat("k", 25) + "...(4945 bytes)..." + strings.Repeat("k", 30) + `"]`,
+		},
+		{
 			name:   "an empty name is reported at its key",
 			schema: "manifest",
 			json:   "{\"id\": \"shop\", \"commands\": {\"a\": {},\n \"\": {}}}",

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -27,17 +28,19 @@ type violation struct {
 
 // translate turns a leaf validation error into plain-words errors.
 func (s *Schema) translate(file string, root *document.Node, leaf *jsonschema.ValidationError) problem.Errors {
+	at := locate(root, leaf)
 	parent, keyword := splitLast(leaf.KeywordLocation)
 	v := violation{
 		file:    file,
-		node:    root.Pointer(leaf.InstanceLocation),
-		path:    s.prose(root.Path(leaf.InstanceLocation)),
+		node:    cmp.Or(at.node, root),
+		path:    s.prose(root.PathTo(at.path)),
 		keyword: keyword,
 		rule:    s.resolve(parent),
 		leaf:    leaf,
 	}
-	if v.node == nil {
-		v.node = root
+	if at.key && at.node != nil {
+		v.path = s.prose(root.PathTo(at.path[:len(at.path)-1]))
+		return v.badKey(s.customMessage(leaf.KeywordLocation))
 	}
 	if msg := s.customMessage(leaf.KeywordLocation); msg != "" {
 		if keyword == "pattern" { // the words for the pattern, after the value
@@ -57,9 +60,6 @@ func (s *Schema) translate(file string, root *document.Node, leaf *jsonschema.Va
 	case "type":
 		return v.at(v.node.Pos, "%s: must be %s, got %s", v.where(), typeWords(v.rule["type"]), article(v.node.Kind.String()))
 	case "minLength":
-		if strings.HasSuffix(leaf.KeywordLocation, "/propertyNames/minLength") {
-			return v.emptyKeys()
-		}
 		return v.at(v.node.Pos, "%s: must not be empty", v.where())
 	case "pattern":
 		return v.at(v.node.Pos, "%s: %s does not match %s", v.where(), compact(v.node.Value()), v.rule["pattern"])
@@ -104,12 +104,13 @@ func (v violation) where() string {
 	return problem.Clip(v.path)
 }
 
-// in names the object that holds an offending member.
+// in names the object that holds an offending member, clipped as where
+// clips it: a key of a megabyte is in the path.
 func (v violation) in() string {
 	if v.path == "" {
 		return ""
 	}
-	return " in " + v.path
+	return " in " + problem.Clip(v.path)
 }
 
 func (v violation) unknownFields() problem.Errors {
@@ -123,16 +124,17 @@ func (v violation) unknownFields() problem.Errors {
 	return errs
 }
 
-// emptyKeys reports each empty key of an object whose keys are names
-// (propertyNames: minLength 1), at the key.
-func (v violation) emptyKeys() problem.Errors {
-	var errs problem.Errors
-	for _, member := range v.node.Items {
-		if member.Key == "" {
-			errs = append(errs, v.at(member.KeyPos, "empty key%s: a name must not be empty", v.in())...)
-		}
+// badKey reports a key that its object's propertyNames refuses, at the
+// key; v.node is its member and v.path the object's. An empty key is
+// the one our schemas refuse (minLength 1 where keys are names).
+func (v violation) badKey(custom string) problem.Errors {
+	switch {
+	case custom != "":
+		return v.at(v.node.KeyPos, "key %q%s: %s", problem.Clip(v.node.Key), v.in(), custom)
+	case v.keyword == "minLength":
+		return v.at(v.node.KeyPos, "empty key%s: a name must not be empty", v.in())
 	}
-	return errs
+	return v.at(v.node.KeyPos, "key %q%s: %s", problem.Clip(v.node.Key), v.in(), v.leaf.Message)
 }
 
 func (v violation) missingFields() problem.Errors {
@@ -156,10 +158,11 @@ func (s *Schema) customMessage(keywordLocation string) string {
 }
 
 // resolve follows a keyword location (a JSON pointer through the schema
-// document, with "$ref" steps) to the schema object it names.
+// document, with "$ref" steps, escaped as the validator escapes it) to
+// the schema object it names.
 func (s *Schema) resolve(location string) map[string]any {
 	var cur any = s.doc
-	for _, seg := range strings.Split(location, "/")[1:] {
+	for _, seg := range decodeLocation(location) {
 		switch node := cur.(type) {
 		case map[string]any:
 			if seg == "$ref" {
