@@ -1,137 +1,109 @@
 package compile
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // grantTables builds data.hcp_grants, the lookup tables the decision
-// library reads (rego/library/grants.rego), so that a decision costs the same for
-// 1 grant or 100,000:
+// library reads (rego/library/grants.rego), so that a decision costs the
+// same for 1 grant or 1,000,000:
 //
-//	principal[id][pack]   a scope table (below) for principal:ID grants
-//	role[name][pack]      the same for role:NAME grants
-//	default[pack]         the same for default grants
-//	applies[principal|role][subject][tenant]  true when some grant applies
-//	files[n]              the grant files, in the order given
+//	slots[pack][field][key][holder]  the position of the first grant of
+//	                                 holder that fills the slot
+//	roles[pack][subject]             true when the role has a grant in the pack
+//	applies[tenant][subject]         true when a principal: or role: grant
+//	                                 of that subject and tenant ("" for
+//	                                 none) exists; only when some default
+//	                                 grant does
+//	files[n]                         the grant files, in the order given
 //
-// A position is Grant.Position: file and line in one number. A scope table
-// maps "c", then a capability, to the position of the first
-// pack-wide grant of it; and "v" (commands) or "s" (triggers), then a key,
-// to the position of the first grant on that command or trigger that gives
-// its capability. Those entries hold grants without a tenant; "t", then a
-// tenant, holds the scope of that tenant's principals: its grants and those
-// without a tenant. The first grant for a call is the smallest position its
-// subjects' scopes give. Keys are
-// short because the tables are most of a large bundle.
+// A grant on one command or trigger that gives its row's capability fills
+// the slot of its field (verb_key or stimulus) and key; a pack-wide grant
+// fills field "capability", key each of its capabilities. Its holder is
+// its subject as the grant file writes it ("principal:alice",
+// "role:member", "default") when it has no tenant, and the JSON text of
+// [subject, tenant] when it has one (holderKey). A position is
+// Grant.Position: file and line in one number, so the first grant is the
+// smallest.
+//
+// The few values above a slot are shared by all its grants, and each grant
+// is one member of one object: a sidecar holds each object apart, and a
+// grant nested five objects deep (subject, pack, tenant, field, key) took
+// OPA some 2.2 KB, against about 0.3 KB here (docs/performance.md).
 func grantTables(m *Model) map[string]any {
-	principal, role, deflt := groups{}, groups{}, map[string][]*Grant{}
-	applies := map[string]map[string]map[string]any{"principal": {}, "role": {}}
 	files := make([]any, len(m.grantFiles))
 	for i, f := range m.grantFiles {
 		files[i] = f
 	}
+	slots, roles, applies := map[string]any{}, map[string]any{}, map[string]any{}
+	defaults := false
 	for _, g := range m.grants {
-		kind, name, named := splitSubject(g.Subject)
-		switch {
-		case !named:
-			deflt[g.PackID] = append(deflt[g.PackID], g)
-		case kind == "principal":
-			principal.add(name, g)
-		default:
-			role.add(name, g)
+		holder := holderKey(g.Subject, g.Tenant)
+		for _, slot := range slotsOf(m, g) {
+			setFirst(child(child(child(slots, g.PackID), slot[0]), slot[1]), holder, g.Position())
 		}
+		kind, _, named := splitSubject(g.Subject)
 		if named {
-			if applies[kind][name] == nil {
-				applies[kind][name] = map[string]any{}
-			}
-			applies[kind][name][g.Tenant] = true
+			child(applies, g.Tenant)[g.Subject] = true
+		} else {
+			defaults = true
+		}
+		if kind == "role" {
+			child(roles, g.PackID)[g.Subject] = true
 		}
 	}
-	defaults := map[string]any{}
-	for pack, grants := range deflt {
-		defaults[pack] = subjectTable(m, grants)
+	tables := map[string]any{"slots": slots, "roles": roles, "files": files}
+	if defaults {
+		tables["applies"] = applies
 	}
-	return map[string]any{
-		"principal": principal.tables(m),
-		"role":      role.tables(m),
-		"default":   defaults,
-		"applies":   applies,
-		"files":     files,
-	}
+	return tables
 }
 
-// groups collects grants by subject name and pack.
-type groups map[string]map[string][]*Grant
-
-func (gs groups) add(name string, g *Grant) {
-	if gs[name] == nil {
-		gs[name] = map[string][]*Grant{}
+// holderKey is where a slot holds a grant of subject and tenant: the
+// subject as written, or, with a tenant, the JSON text of [subject,
+// tenant], which OPA's json.marshal writes alike (a JSON array of strings,
+// HTML characters escaped). The two never meet: a subject never starts
+// with "[".
+func holderKey(subject, tenant string) string {
+	if tenant == "" {
+		return subject
 	}
-	gs[name][g.PackID] = append(gs[name][g.PackID], g)
+	text, _ := json.Marshal([]string{subject, tenant})
+	return string(text)
 }
 
-func (gs groups) tables(m *Model) map[string]any {
-	out := make(map[string]any, len(gs))
-	for name, byPack := range gs {
-		packs := make(map[string]any, len(byPack))
-		for pack, grants := range byPack {
-			packs[pack] = subjectTable(m, grants)
-		}
-		out[name] = packs
-	}
-	return out
-}
-
-// subjectTable builds one subject's scope table for one pack from its
-// grants there, in order: the first grant of each kind and tenant. A
-// tenant's scope (under "t") also holds the grants without a tenant, where
-// they come first, so a call looks in one scope: its tenant's when there
-// is one, the table itself otherwise.
-func subjectTable(m *Model, grants []*Grant) map[string]any {
-	table := map[string]any{}
-	for _, g := range grants {
-		scope := table
-		if g.Tenant != "" {
-			scope = child(child(table, "t"), g.Tenant)
-		}
-		for _, path := range slotsOf(m, g) {
-			setFirst(scope, path, g.Position())
-		}
-	}
-	tenants, _ := table["t"].(map[string]any)
-	for _, scope := range tenants {
-		for _, kind := range []string{"c", "v", "s"} {
-			entries, _ := table[kind].(map[string]any)
-			for name, pos := range entries {
-				setFirst(scope.(map[string]any), [2]string{kind, name}, pos.(int64))
-			}
-		}
-	}
-	return table
-}
-
-// setFirst records pos under path in scope unless an earlier grant is
+// setFirst records pos under holder in slot unless an earlier grant is
 // there already.
-func setFirst(scope map[string]any, path [2]string, pos int64) {
-	entry := child(scope, path[0])
-	if first, seen := entry[path[1]].(int64); !seen || pos < first {
-		entry[path[1]] = pos
+func setFirst(slot map[string]any, holder string, pos int64) {
+	if first, seen := slot[holder].(int64); !seen || pos < first {
+		slot[holder] = pos
 	}
 }
 
-// kindCode is the scope table key of a row kind.
-var kindCode = map[Kind]string{Verb: "v", Stimulus: "s"}
+// child is m's object at key, made empty when m has none.
+func child(m map[string]any, key string) map[string]any {
+	c, ok := m[key].(map[string]any)
+	if !ok {
+		c = map[string]any{}
+		m[key] = c
+	}
+	return c
+}
 
-// slotsOf lists where a grant goes in a scope table: under "c" for each
-// capability of a pack-wide grant; under its row's key when it gives that
-// row's capability (a grant of another capability there never counts).
+// slotsOf lists the field and key of each slot a grant fills: its row's
+// kind field (verb_key or stimulus) and key when it gives that row's
+// capability (a grant of another capability there never counts); for a
+// pack-wide grant, "capability" and each of its capabilities.
 func slotsOf(m *Model, g *Grant) [][2]string {
 	r := scopedRow(m, g)
 	if r != nil && slices.Contains(g.Capabilities, r.Capability()) {
-		return [][2]string{{kindCode[r.Kind], r.Key}}
+		return [][2]string{{r.Kind.Field(), r.Key}}
 	}
 	var slots [][2]string
 	if g.VerbKey == "" && g.Stimulus == "" {
 		for _, c := range g.Capabilities {
-			slots = append(slots, [2]string{"c", c})
+			slots = append(slots, [2]string{"capability", c})
 		}
 	}
 	return slots
@@ -160,13 +132,4 @@ func splitSubject(s string) (kind, name string, named bool) {
 		}
 	}
 	return "", "", false
-}
-
-func child(m map[string]any, key string) map[string]any {
-	c, ok := m[key].(map[string]any)
-	if !ok {
-		c = map[string]any{}
-		m[key] = c
-	}
-	return c
 }

@@ -78,7 +78,9 @@ func TestPermissionsWorkFollowsThePack(t *testing.T) {
 		return reparse(in)
 	}
 	decision := prepare(t, b, hcprego.DecisionQuery)
-	keyed := func(in any) any { return keyedInput(in, "verb_key", "connect") }
+	// A decision of a command the pack has, so that it reads the roles
+	// for grants as a listing does.
+	keyed := func(in any) any { return keyedInput(in, "verb_key", "read.brain.open") }
 	few, many := listingSteps(t, pq, withRoles(1, nil)), listingSteps(t, pq, withRoles(2001, nil))
 	once := listingSteps(t, decision, keyed(withRoles(2001, nil))) - listingSteps(t, decision, keyed(withRoles(1, nil)))
 	t.Logf("%d commands and triggers: %d steps with 1 role, %d with 2001; one decision's 2000 more roles take %d more", keys, few, many, once)

@@ -91,9 +91,9 @@ _errors := {
 _hint := "Nothing ran. Re-run with confirm=true only if the user has approved this exact action with these values."
 
 # _call is the kind of the call and its key.
-_call := {"field": "verb_key", "code": "v", "key": input.verb_key} if {
+_call := {"field": "verb_key", "key": input.verb_key} if {
 	_ = input.verb_key
-} else := {"field": "stimulus", "code": "s", "key": input.stimulus}
+} else := {"field": "stimulus", "key": input.stimulus}
 
 # The fields of the document at each step: the call; then the row; then the
 # grant that gave the capability.

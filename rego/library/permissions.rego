@@ -28,8 +28,8 @@ permissions := {"pack_id": input.pack_id, "code": "unknown_pack", "verbs": {}, "
 permissions := {"pack_id": input.pack_id, "code": "ok", "verbs": verbs, "stimuli": stimuli} if {
 	_listing_well_formed
 	pack := data.hcp.packs[input.pack_id].pack
-	verbs := {key: _entry({"verb_key": key}, ["v", key], text, pack.policy_file) | some key, text in pack.verbs}
-	stimuli := {key: _entry({"stimulus": key}, ["s", key], text, pack.policy_file) | some key, text in pack.stimuli}
+	verbs := {key: _entry({"verb_key": key}, ["verb_key", key], text, pack.policy_file) | some key, text in pack.verbs}
+	stimuli := {key: _entry({"stimulus": key}, ["stimulus", key], text, pack.policy_file) | some key, text in pack.stimuli}
 }
 
 # _listing_well_formed holds when the input, its key aside, is a well-formed
@@ -151,35 +151,17 @@ _listing_gate_reasons("false", confirm) := confirm
 _listing_gate_reasons(gate, _) := [] if gate != "false"
 
 # _listing_positions are the positions of the grants that give the
-# capability in slot, as _grant finds them: in the principal's and its
-# roles' scopes, or, when no principal: or role: grant applies to the
-# principal, in the default scope; an empty set when none does. The scopes
-# are looked up once a listing, and their capability entries once a
-# capability.
+# capability in slot, as _grant finds them: of the principal's holders, or,
+# when no principal: or role: grant applies to the principal, of the
+# default holders; an empty set when none does. The capability's slot is
+# looked up once a listing, each key's once, for the principal and the
+# roles that have a grant in the pack (_subjects).
 _listing_positions(slot, capability) := named if {
-	named := {i | some s in _named_scopes; i := s[slot[0]][slot[1]]} | _named_capability(capability)
+	named := _positions_of(_named_holders, [slot]) | _named_capability(capability)
 	count(named) > 0
-} else := {i | some s in _default_scopes; some [kind, name] in [slot, ["c", capability]]; i := s[kind][name]}
-
-_named_capability(capability) := {i | some s in _named_scopes; i := s.c[capability]}
-
-# _named_scopes are the scope tables of the principal and its roles in the
-# input's pack, each its tenant's scope where the table has one.
-_named_scopes contains s if {
-	t := data.hcp_grants.principal[input.principal.id][input.pack_id]
-	s := object.get(t, ["t", _tenant], t)
-}
-
-_named_scopes contains s if {
-	some role in input.principal.roles
-	t := data.hcp_grants.role[role][input.pack_id]
-	s := object.get(t, ["t", _tenant], t)
-}
-
-# _default_scopes holds the pack's default scope when default grants count
-# for the principal.
-_default_scopes contains s if {
+} else := defaults if {
 	not _named
-	t := data.hcp_grants.default[input.pack_id]
-	s := object.get(t, ["t", _tenant], t)
-}
+	defaults := _positions_of(_holders_of(["default"]), [slot, ["capability", capability]])
+} else := set()
+
+_named_capability(capability) := _positions_of(_named_holders, [["capability", capability]])
