@@ -17,7 +17,8 @@ import (
 // read, with every problem found in any of them (Sources.Err). It does not
 // lint: Sources.Check does. Files are read and validated in parallel; the
 // sources do not depend on the order they finish in. Their values count
-// against one budget (document.MaxJSONValues in all).
+// against one budget (document.MaxJSONValues in all), and a run past it
+// is refused alike whatever that order (see loadAll).
 //
 // When a file is bad, the sources hold the files that could be read, so
 // that Check still reports every problem of the run at once (SPEC §2.2).
@@ -27,7 +28,7 @@ func Load(packDirs, grantFiles []string) *Sources {
 	packDirs, grantFiles = discover.OnceEach(slices.Clone(packDirs)), discover.OnceEach(slices.Clone(grantFiles))
 	m := &Sources{contents: contents{grantDigests: map[string]string{}, byID: map[string]*Pack{}}}
 	var errs problem.Errors
-	packs, files := loadAll(packDirs, grantFiles, document.NewBudget())
+	packs, files := loadAll(packDirs, grantFiles, document.NewBudget)
 	for i, r := range packs {
 		errs.Merge(packDirs[i], r.err)
 		p := r.value
@@ -69,17 +70,38 @@ type loaded[T any] struct {
 	err   error
 }
 
-// loadAll reads every pack folder and grant file on all CPUs, in one
-// pool, their values counted in budget, and returns what each gave in
-// the order given. Grant files are
-// started first: one file can hold every grant of a run, the largest
-// single piece of work, and the packs then share the other CPUs with it
-// rather than wait for it, or it for them.
-func loadAll(packDirs, grantFiles []string, budget *document.Budget) ([]loaded[*Pack], []loaded[[]*Grant]) {
+// loadAll reads every pack folder and grant file, their values counted in
+// one budget (newBudget), and returns what each gave in the order given.
+// It reads them in parallel; when that meets the run's limit of values,
+// it reads them again one at a time, so that the same input is refused
+// alike: which file met the limit in parallel, and at which value,
+// depended on the order they ran in. In order, the file refused is the
+// one whose value passes the limit, counting the grant files, then each
+// pack's manifest.json and policy.json, in the order given; each file
+// after it is refused at its first value. The budget refuses a value
+// only past its limit, in parallel too: a run read twice is a run
+// refused.
+func loadAll(packDirs, grantFiles []string, newBudget func() *document.Budget) ([]loaded[*Pack], []loaded[[]*Grant]) {
+	budget := newBudget()
+	if packs, files := readAll(packDirs, grantFiles, budget, runtime.GOMAXPROCS(0)); !budget.RefusedJSON() {
+		return packs, files
+	}
+	// What the first read kept is garbage now, not held through the second.
+	return readAll(packDirs, grantFiles, newBudget(), 1)
+}
+
+// readAll reads every pack folder and grant file with budget, workers at
+// a time, in one pool, and returns what each gave in the order given.
+// Grant files are started first: one file can hold every grant of a run,
+// the largest single piece of work, and the packs then share the other
+// CPUs with it rather than wait for it, or it for them. One worker reads
+// the files in that order, each after the last (errgroup's Go waits for
+// room).
+func readAll(packDirs, grantFiles []string, budget *document.Budget, workers int) ([]loaded[*Pack], []loaded[[]*Grant]) {
 	packs := make([]loaded[*Pack], len(packDirs))
 	files := make([]loaded[[]*Grant], len(grantFiles))
 	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
+	g.SetLimit(workers)
 	for i, file := range grantFiles {
 		g.Go(func() error {
 			grants, sum, err := loadGrants(filepath.ToSlash(file), budget)

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -142,40 +143,75 @@ func TestPathsMustBeUTF8(t *testing.T) {
 }
 
 // TestLoadSharesOneBudget reads packs and grant files that each fit the
-// budget of a run's values but together pass it: one of them is refused,
-// the limit named, whatever order they were read in.
+// budget of a run's values but together pass it. The run is refused alike
+// whatever order the files were read in: at the first value past the
+// limit, counting the grant files, then each pack's manifest.json and
+// policy.json, in the order given, and each file after it at its first
+// value. 54 values fit a limit of 54.
 func TestLoadSharesOneBudget(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{}
 	var packs, grants []string
+	policy := func(id string) string {
+		return `{"surface_id": "` + id + `", "verbs": {"browse": {"operation": "read", "privacy": {"land": "personal"}}}}` // 7 values
+	}
 	for _, id := range []string{"a", "b", "c"} {
-		files[id+"/manifest.json"] = `{"id": "` + id + `", "commands": {"browse": {}}}`                                                        // 4 values
-		files[id+"/policy.json"] = `{"surface_id": "` + id + `", "verbs": {"browse": {"operation": "read", "privacy": {"land": "personal"}}}}` // 7
-		files[id+".json"] = `{"grants": [{"subject": "default", "pack_id": "` + id + `", "capabilities": ["verb.exec.read"]}]}`                // 7
+		files[id+"/manifest.json"] = `{"id": "` + id + `", "commands": {"browse": {}}}`                                         // 4 values
+		files[id+"/policy.json"] = policy(id)                                                                                   // 7
+		files[id+".json"] = `{"grants": [{"subject": "default", "pack_id": "` + id + `", "capabilities": ["verb.exec.read"]}]}` // 7
 		packs, grants = append(packs, id), append(grants, id+".json")
 	}
 	treetest.Write(t, dir, files)
 	t.Chdir(dir)
-	for _, limit := range []int64{54, 53} { // 3 × 18 values
-		packsRead, filesRead := loadAll(packs, grants, document.NewBudgetOf(document.Limits{JSON: limit, File: 1 << 20, YAML: 1, Aliases: 1}))
-		var refused []string
-		for _, p := range packsRead {
-			if p.err != nil {
-				refused = append(refused, p.err.Error())
-			}
+	refused := func(limit int64, file string, at string) string {
+		col := 1
+		if at != "" {
+			col = strings.Index(policy("a"), at) + 1
 		}
-		for _, f := range filesRead {
-			if f.err != nil {
-				refused = append(refused, f.err.Error())
+		return fmt.Sprintf("%s:1:%d: more values than the limit of %d for the JSON files of one run", file, col, limit)
+	}
+	for _, tt := range []struct {
+		limit int64
+		want  []string
+	}{
+		{54, nil}, // 3 × 18 values
+		// The grant files' 21 values and packs a and b's 22 fit, then c's
+		// manifest: c's policy.json is refused at its 7th value.
+		{53, []string{refused(53, "c/policy.json", `"personal"`)}},
+		// a's policy.json is refused at its 6th value, every file after
+		// it at its first.
+		{30, []string{
+			refused(30, "a/policy.json", `{"land"`),
+			refused(30, "b/manifest.json", ""), refused(30, "b/policy.json", ""),
+			refused(30, "c/manifest.json", ""), refused(30, "c/policy.json", ""),
+		}},
+	} {
+		// A parallel read meets the limit in another file from one run to
+		// the next: the refusal must not follow it.
+		for range 100 {
+			packsRead, filesRead := loadAll(packs, grants, func() *document.Budget {
+				return document.NewBudgetOf(document.Limits{JSON: tt.limit, File: 1 << 20, YAML: 1, Aliases: 1})
+			})
+			var got []string
+			for _, r := range slices.Concat(errorsOf(filesRead), errorsOf(packsRead)) {
+				got = append(got, strings.Split(r.Error(), "\n")...)
 			}
-		}
-		switch {
-		case limit == 54 && len(refused) > 0:
-			t.Errorf("54 values under a limit of 54: %q", refused)
-		case limit == 53 && (len(refused) == 0 || !strings.Contains(strings.Join(refused, "\n"), ": more values than the limit of 53 for the JSON files of one run")):
-			t.Errorf("54 values under a limit of 53: %q", refused)
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("54 values under a limit of %d: refused\n%s\nwant\n%s", tt.limit, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
 		}
 	}
+}
+
+// errorsOf returns the errors of what loadAll read, in its order.
+func errorsOf[T any](read []loaded[T]) []error {
+	var errs []error
+	for _, r := range read {
+		if r.err != nil {
+			errs = append(errs, r.err)
+		}
+	}
+	return errs
 }
 
 // A grant file given twice is one grant file, and its path is cleaned.

@@ -1,6 +1,9 @@
 package document
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // What the input files of one run may hold in all (SPEC §5). A file's
 // bytes are bounded by MaxFileBytes, but a parser holds values, some
@@ -46,6 +49,17 @@ type Budget struct {
 	fileValues          int64 // the values of one JSON file
 }
 
+// RefusedJSON reports whether a JSON parse with the budget was refused
+// for want of values: its files hold more than its limit. Which parse
+// that was, when parses run in parallel, depends on the order they ran
+// in: a caller that must refuse the same input alike reads again in
+// order.
+func (b *Budget) RefusedJSON() bool {
+	b.json.mu.Lock()
+	defer b.json.mu.Unlock()
+	return b.json.refused
+}
+
 // Limits are a budget's limits.
 type Limits struct {
 	JSON, File, YAML, Aliases int64
@@ -68,34 +82,48 @@ func NewBudgetOf(l Limits) *Budget {
 // count is one limit of a budget and what is left of it.
 type count struct {
 	limit int64
-	left  atomic.Int64
+	// left changes under mu only; it may be read at any time.
+	left atomic.Int64
+	mu   sync.Mutex
+	// back is signalled when values come back, or a parse stops holding
+	// values it took and has not used (tally): a parse that waits for
+	// values then has them, or knows that none will come.
+	back    *sync.Cond
+	holders int  // the parses holding values they have not used
+	refused bool // a parse was refused for want of values
 }
 
 func (c *count) set(limit int64) {
 	c.limit = limit
 	c.left.Store(limit)
+	c.back = sync.NewCond(&c.mu)
 }
 
 // take takes n, or nothing when fewer than n are left.
 func (c *count) take(n int64) bool {
-	if c.left.Add(-n) >= 0 {
-		return true
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.left.Load() < n {
+		return false
 	}
-	c.left.Add(n)
-	return false
+	c.left.Add(-n)
+	return true
 }
-
-func (c *count) give(n int64) { c.left.Add(n) }
 
 // tally counts the values of one JSON parse against the run's count. It
 // takes them valueChunk at a time, so that files parsed in parallel do
 // not contend for every value, and one at a time once a chunk no longer
-// fits: a parse alone is refused at exactly the value past the limit;
-// with others in parallel, at most valueChunk values before it for each.
+// fits. A parse is refused only when every value of the run's limit is
+// used: one that finds none left while other parses hold values they
+// took and have not used waits for them to use or return them. So a run
+// is refused exactly when its files hold more values than its limit,
+// alone or in parallel; which parse is refused then depends on the order
+// they ran in (see Budget.RefusedJSON).
 type tally struct {
 	c          *count
 	file       int64 // the most values of one file
 	used, held int64
+	holding    bool // counted in c.holders
 }
 
 // newTally returns the tally of one parse with budget b.
@@ -104,33 +132,73 @@ func newTally(b *Budget) *tally { return &tally{c: &b.json, file: b.fileValues} 
 // one counts one value, and reports whether the run had room for it.
 // The file's own limit is checked by the parser, before it (full).
 func (t *tally) one() bool {
-	if t.held == 0 {
-		switch {
-		case t.c.take(valueChunk):
-			t.held = valueChunk
-		case t.c.take(1):
-			t.held = 1
-		default:
-			return false
-		}
+	if t.held == 0 && !t.refill() {
+		return false
 	}
 	t.held--
 	t.used++
 	return true
 }
 
+// refill takes a chunk of values, or one once a chunk no longer fits, or
+// waits while other parses hold some; it reports false when none are
+// left and none are held.
+func (t *tally) refill() bool {
+	c := t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t.release()
+	for {
+		left := c.left.Load()
+		switch {
+		case left >= valueChunk:
+			t.held = valueChunk
+		case left > 0:
+			t.held = 1
+		case c.holders > 0:
+			c.back.Wait()
+			continue
+		default:
+			c.refused = true
+			return false
+		}
+		c.left.Add(-t.held)
+		t.holding = true
+		c.holders++
+		return true
+	}
+}
+
 // full reports whether the file has as many values as one may hold.
 func (t *tally) full() bool { return t.used >= t.file }
 
 // keep ends a parse: what it took and did not use goes back.
-func (t *tally) keep() {
-	t.c.give(t.held)
-	t.held = 0
-}
+func (t *tally) keep() { t.giveBack(t.held) }
 
 // drop ends a parse whose values are read again: everything it took goes
 // back.
 func (t *tally) drop() {
-	t.c.give(t.held + t.used)
-	t.held, t.used = 0, 0
+	t.giveBack(t.held + t.used)
+	t.used = 0
+}
+
+// giveBack returns n values to the run's count, and ends the parse's
+// holding.
+func (t *tally) giveBack(n int64) {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	t.c.left.Add(n)
+	t.held = 0
+	t.release()
+	t.c.back.Broadcast()
+}
+
+// release ends the parse's holding, under c.mu: its values are used or
+// given back.
+func (t *tally) release() {
+	if t.holding {
+		t.holding = false
+		t.c.holders--
+		t.c.back.Broadcast()
+	}
 }

@@ -106,6 +106,41 @@ func TestJSONValueBudgetParallel(t *testing.T) {
 	}
 }
 
+// TestJSONValueBudgetHeld holds the edge of a run's values between two
+// parses, the first holding a chunk it took and does not use: the second
+// fits the limit with what the first gives back, and the run is refused
+// only past it. The first gives its values back once the second has
+// taken the last one left and waits for more.
+func TestJSONValueBudgetHeld(t *testing.T) {
+	for _, limit := range []int64{valueChunk + 1, valueChunk} {
+		b := NewBudgetOf(Limits{JSON: limit, File: 1 << 40, YAML: 1, Aliases: 1})
+		first, second := newTally(b), newTally(b)
+		if !first.one() { // takes a chunk, uses one value of it
+			t.Fatalf("limit %d: the first value refused", limit)
+		}
+		go func() {
+			c := &b.json
+			c.mu.Lock()
+			for c.left.Load() > 0 || c.holders > 1 {
+				c.back.Wait()
+			}
+			c.mu.Unlock()
+			first.keep()
+		}()
+		fitted := true
+		for range valueChunk {
+			if !second.one() {
+				fitted = false
+				break
+			}
+		}
+		second.keep()
+		if want := limit == valueChunk+1; fitted != want || b.RefusedJSON() == want {
+			t.Errorf("limit %d for %d values: fitted %v, refused %v", limit, valueChunk+1, fitted, b.RefusedJSON())
+		}
+	}
+}
+
 // TestJSONFileValueLimit holds the exact edge of one file's values: a
 // file holds no more, whatever the run's budget has left, and the next
 // file has as many again.
