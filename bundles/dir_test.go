@@ -23,11 +23,7 @@ func dirTree() []string {
 	}
 	tree = append(tree, "hcp/authz/data.json")
 	slices.Sort(tree)
-	return append(tree,
-		"hcp/packs", "hcp/packs/data.json", "hcp/packs/ledger", "hcp/packs/ledger/pack.rego",
-		"hcp/packs/mail", "hcp/packs/mail/pack.rego",
-		"hcp/packs/workspace", "hcp/packs/workspace/pack.rego",
-		"hcp_grants", "hcp_grants/data.json")
+	return append(tree, "hcp_grants", "hcp_grants/data.json", "hcp_packs", "hcp_packs/data.json")
 }
 
 func assemble(t *testing.T, revision string) *bundle.Bundle {

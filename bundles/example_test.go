@@ -40,6 +40,6 @@ func Example() {
 	_, err = bundles.Read(path, &bundles.Verification{KeyFile: "../testdata/keys/other-rsa.pub", KeyID: "hcp"}, bundles.DefaultLimits)
 	fmt.Println(err != nil)
 	// Output:
-	// r1 [hcp/authz hcp/packs hcp_grants]
+	// r1 [hcp/authz hcp_packs hcp_grants]
 	// true
 }

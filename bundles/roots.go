@@ -23,6 +23,13 @@ import (
 // replacement cost rules × tables (docs/bundles.md).
 const GrantsRoot = "hcp_grants"
 
+// PacksRoot is the top-level data root of the packs' rows, as named data,
+// beside hcp for the same reason as GrantsRoot.
+const PacksRoot = "hcp_packs"
+
+// LibraryRoot is the root of the decision library, the bundle's only Rego.
+const LibraryRoot = "hcp/authz"
+
 // ExtRoot is the root of a runtime's own bundle, its hcp.ext rules (SPEC
 // §4.2): never one of Roots, so that the two load side by side.
 const ExtRoot = "hcp/ext"
@@ -30,10 +37,10 @@ const ExtRoot = "hcp/ext"
 // Roots returns the roots of the bundle hcp-rego builds, the one list that
 // compile writes into a manifest and that ReadDecisionBundle holds a
 // bundle to: never "hcp" whole, since ExtRoot belongs to the runtime's
-// own bundle, and the grant tables at a root of their own beside hcp, not
-// under it (GrantsRoot).
+// own bundle, and the rows and the grant tables at roots of their own
+// beside hcp, not under it (GrantsRoot).
 func Roots() []string {
-	return []string{"hcp/authz", "hcp/packs", GrantsRoot}
+	return []string{LibraryRoot, PacksRoot, GrantsRoot}
 }
 
 // checkOurRoots refuses a bundle whose manifest roots, as OPA's reader

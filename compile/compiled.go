@@ -1,132 +1,120 @@
 package compile
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/rego/library"
 )
 
 // Compile returns everything the checked model compiles to (only
-// Sources.Check makes one), as the OPA bundle that holds it (SPEC §4.3):
-// the decision library and one generated module a pack, sorted by path;
-// the grant tables as data at hcp_grants; and a manifest with the
-// revision, the roots and, in metadata.hcp, each pack and the sha256 of
-// each source file. An empty revision means a digest of the content, so
-// the same inputs give the same revision. The modules are left unparsed:
-// writing a bundle needs only their bytes, and an evaluator parses them
-// (rego.ParseModules). Package bundles packs, signs and writes it; the
-// embedded evaluator decides with it as it is.
+// Sources.Check makes one), as the OPA bundle that holds it (docs/bundles.md):
+// the decision library, the bundle's only Rego, sorted by path; the
+// packs' rows as named data at hcp_packs; the grant tables as data at
+// hcp_grants; and a manifest with the revision, the roots and, in
+// metadata.hcp, each pack and the sha256 of each source file. An empty
+// revision means a digest of the content, so the same inputs give the
+// same revision. The modules are left unparsed: writing a bundle needs
+// only their bytes, and an evaluator parses them (rego.ParseModules).
+// Package bundles packs, signs and writes it; the embedded evaluator
+// decides with it as it is.
 func Compile(m *Model, revision string) (*bundle.Bundle, error) {
 	b, _, err := assemble(m, revision, false)
 	return b, err
 }
 
 // CompileToWrite is Compile for a bundle that is to be written: it also
-// returns the bundle's data with the grant tables already encoded as JSON
-// (the same data, for bundles.BuildEncoded). The tables are most of a
-// large bundle, and the digest of a default revision encodes them anyway:
-// a build then encodes them once, not twice.
+// returns the bundle's data with the rows and the grant tables already
+// encoded as JSON (the same data, for bundles.BuildEncoded). They are most
+// of a large bundle, and the digest of a default revision encodes them
+// anyway: a build then encodes them once, not twice.
 func CompileToWrite(m *Model, revision string) (*bundle.Bundle, map[string]any, error) {
-	b, tablesJSON, err := assemble(m, revision, true)
+	b, encoded, err := assemble(m, revision, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	return b, bundleData(json.RawMessage(tablesJSON)), nil
+	return b, bundleData(json.RawMessage(encoded.packs), json.RawMessage(encoded.tables)), nil
 }
 
-// bundleData is the bundle's data: the grant tables at hcp_grants, and an
-// empty object at each of the two roots that hold only modules. OPA checks
-// each rule's path against the data when it activates a bundle
-// (ast.CheckPathConflicts), reading up from the path to the first value it
-// finds, and a write transaction copies what it reads. With hcp.authz and
-// hcp.packs present, the read after the new data is written stops there;
-// the read made while the old roots are erased is data.hcp, which holds
-// nothing of ours that grows with the deployment (bundles.GrantsRoot).
-func bundleData(tables any) map[string]any {
+// bundleData is the bundle's data: the rows at hcp_packs, the grant
+// tables at hcp_grants, and an empty object at hcp.authz, the root that
+// holds the library. OPA checks each rule's path against the data when it
+// activates a bundle (ast.CheckPathConflicts), reading up from the path to
+// the first value it finds, and a write transaction copies what it reads.
+// With hcp.authz present, the read after the new data is written stops
+// there; the read made while the old roots are erased is data.hcp, which
+// holds nothing of ours that grows with the deployment
+// (bundles.GrantsRoot).
+func bundleData(packs, tables any) map[string]any {
 	return map[string]any{
-		"hcp": map[string]any{
-			"authz": map[string]any{},
-			"packs": map[string]any{},
-		},
+		"hcp":              map[string]any{"authz": map[string]any{}},
+		bundles.PacksRoot:  packs,
 		bundles.GrantsRoot: tables,
 	}
 }
 
+// encodedData is the JSON of the rows and of the grant tables.
+type encodedData struct{ packs, tables []byte }
+
 // assemble builds the bundle of m and, when asked or when the default
-// revision needs them for its digest, the JSON of its grant tables.
-func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, []byte, error) {
-	// The grant tables, and their JSON, are made beside the modules:
-	// neither reads the other, and the tables are one piece of work that
-	// the modules' CPUs would otherwise wait for.
+// revision needs them for its digest, the JSON of its rows and tables.
+func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, encodedData, error) {
+	// The grant tables, and their JSON, are made beside the rows: neither
+	// reads the other, and the tables are the larger piece of work.
 	var (
-		tables     map[string]any
-		tablesJSON []byte
-		tablesErr  error
+		tables    map[string]any
+		encoded   encodedData
+		tablesErr error
 	)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		tables = grantTables(m)
 		if revision == "" || wantJSON {
-			tablesJSON, tablesErr = json.Marshal(tables)
+			encoded.tables, tablesErr = json.Marshal(tables)
 		}
 	}()
-	mods, err := modules(m)
+	packs := packsData(m)
+	var packsErr error
+	if revision == "" || wantJSON {
+		encoded.packs, packsErr = json.Marshal(packs)
+	}
 	<-done
-	if err != nil {
-		return nil, nil, err
+	if err := cmp.Or(tablesErr, packsErr); err != nil {
+		return nil, encodedData{}, fmt.Errorf("encode data: %w", err)
 	}
-	if tablesErr != nil {
-		return nil, nil, fmt.Errorf("encode grant tables: %w", tablesErr)
-	}
+	mods := modules()
 	if revision == "" {
-		revision = digest(m, mods, sha256.Sum256(tablesJSON))
+		revision = digest(m, mods, encoded)
 	}
 	b := &bundle.Bundle{
 		Manifest: manifest(m, revision),
-		Data:     bundleData(tables),
+		Data:     bundleData(packs, tables),
 	}
 	for _, mod := range mods {
 		b.Modules = append(b.Modules, bundle.ModuleFile{URL: "/" + mod.Path, Path: "/" + mod.Path, Raw: mod.Source})
 	}
-	return b, tablesJSON, nil
+	return b, encoded, nil
 }
 
-// modules returns every module of m's bundle, sorted by path: the
-// decision library and one generated module a pack, generated on all
-// CPUs.
-func modules(m *Model) ([]module, error) {
-	packs := make([]module, len(m.packs))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, p := range m.packs {
-		g.Go(func() error {
-			var err error
-			packs[i], err = packModule(p)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
+// modules returns the bundle's Rego modules, sorted by path: the decision
+// library alone, the same for every bundle.
+func modules() []module {
 	var mods []module
 	for _, lib := range library.Modules() {
 		mods = append(mods, module{Path: lib.Path, Source: lib.Source})
 	}
-	mods = append(mods, packs...)
 	slices.SortFunc(mods, func(a, b module) int { return strings.Compare(a.Path, b.Path) })
-	return mods, nil
+	return mods
 }
 
 func manifest(m *Model, revision string) bundle.Manifest {
@@ -160,11 +148,11 @@ func sourceDigests(m *Model) map[string]any {
 
 // digest is the default revision of m's bundle: the first 16 hex digits
 // of a sha256 over what the bundle holds, namely every module's path and
-// bytes, the grant tables (tableSum, the sha256 of their JSON), and every
-// source file's path and sha256 with the grant files' order (which
-// decides provenance). A bundle with other content has another revision, even
-// when only the hcp-rego that made it changed.
-func digest(m *Model, mods []module, tableSum [sha256.Size]byte) string {
+// bytes, the rows and the grant tables (the sha256 of their JSON), and
+// every source file's path and sha256 with the grant files' order (which
+// decides provenance). A bundle with other content has another revision,
+// even when only the hcp-rego that made it changed.
+func digest(m *Model, mods []module, encoded encodedData) string {
 	h := sha256.New()
 	files := sourceDigests(m)
 	for _, path := range slices.Sorted(maps.Keys(files)) {
@@ -174,6 +162,7 @@ func digest(m *Model, mods []module, tableSum [sha256.Size]byte) string {
 	for _, mod := range mods {
 		fmt.Fprintf(h, "%s %x\n", mod.Path, sha256.Sum256(mod.Source))
 	}
-	fmt.Fprintf(h, "data %x\n", tableSum)
+	fmt.Fprintf(h, "packs %x\n", sha256.Sum256(encoded.packs))
+	fmt.Fprintf(h, "data %x\n", sha256.Sum256(encoded.tables))
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

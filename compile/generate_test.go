@@ -2,6 +2,7 @@ package compile_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
@@ -29,19 +30,22 @@ func exampleModel(t *testing.T) *compile.Model {
 	return m
 }
 
-// TestPackModulesGolden compares each generated pack module with its golden
-// file. Run `go test ./compile -update` to rewrite them after a deliberate
-// change, and review the diff.
-func TestPackModulesGolden(t *testing.T) {
+// TestPackRowsGolden compares each pack's rows, as data.hcp_packs holds
+// them, with its golden file (testdata/golden/packs/<id>.json). Run `go
+// test ./compile -update` to rewrite them after a deliberate change, and
+// review the diff.
+func TestPackRowsGolden(t *testing.T) {
 	m := exampleModel(t)
+	packs := compile.PacksData(m)
 	for _, p := range m.Packs() {
-		mod, err := compile.PackModule(p)
+		got, err := json.MarshalIndent(packs[p.ID], "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden := filepath.Join("testdata/golden/packs", p.ID+".rego")
+		got = append(got, '\n')
+		golden := filepath.Join("testdata/golden/packs", p.ID+".json")
 		if *update {
-			if err := os.WriteFile(golden, mod.Source, 0o644); err != nil {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			continue
@@ -50,8 +54,8 @@ func TestPackModulesGolden(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v (run: go test ./compile -update)", err)
 		}
-		if !bytes.Equal(mod.Source, want) {
-			t.Errorf("%s differs from %s:\n%s\nrun: go test ./compile -update, and review the diff", mod.Path, golden, lineDiff(want, mod.Source))
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs:\n%s\nrun: go test ./compile -update, and review the diff", golden, lineDiff(want, got))
 		}
 	}
 }
@@ -67,30 +71,12 @@ func lineDiff(want, got []byte) string {
 	return string(out)
 }
 
-// TestModulesFormattedAndStrict checks that every module of a bundle (the
-// library and each generated pack module, including an id with "-" and
-// keys that are Rego keywords) is formatted exactly as opa fmt formats it
-// and passes strict compilation.
-func TestModulesFormattedAndStrict(t *testing.T) {
-	m := exampleModel(t)
-	var mods []compile.Module
-	for _, lib := range library.Modules() {
-		mods = append(mods, compile.Module{Path: lib.Path, Source: lib.Source})
-	}
-	for _, p := range m.Packs() {
-		mod, err := compile.PackModule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mods = append(mods, mod)
-	}
-	odd := oddPackModule(t)
-	if !bytes.Contains(odd.Source, []byte("\t# from \"")) || bytes.Contains(odd.Source, []byte("\ninjected")) {
-		t.Errorf("a path with a line break is not quoted in comments:\n%s", odd.Source)
-	}
-	mods = append(mods, odd)
+// TestLibraryFormattedAndStrict checks that the decision library, a
+// bundle's only Rego, is formatted exactly as opa fmt formats it and passes
+// strict compilation.
+func TestLibraryFormattedAndStrict(t *testing.T) {
 	parsed := map[string]*ast.Module{}
-	for _, mod := range mods {
+	for _, mod := range library.Modules() {
 		formatted, err := format.SourceWithOpts(mod.Path, mod.Source, format.Opts{RegoVersion: ast.RegoV1})
 		if err != nil {
 			t.Fatalf("%s: %v", mod.Path, err)
@@ -109,33 +95,14 @@ func TestModulesFormattedAndStrict(t *testing.T) {
 	}
 }
 
-// oddPackModule generates a pack whose id has a "-" and is a Rego keyword
-// after it, with keys that are keywords and cli tokens with spaces, in a
-// folder whose name holds a byte-order mark, a NEL, a line break and what
-// would be Rego after it.
-func oddPackModule(t *testing.T) compile.Module {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "odd\ufeff\u0085\ninjected := 1\n#") // a path that is not UTF-8 is refused (TestPathsMustBeUTF8)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Skip(err)
-	}
-	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+// TestPositionRoundTrip decodes grant positions, the largest line too.
+func TestPositionRoundTrip(t *testing.T) {
+	for _, p := range [][2]int{{0, 1}, {1, 5}, {7, 1<<32 - 1}, {1 << 20, 3}} {
+		if file, line := compile.DecodePosition(compile.EncodePosition(p[0], p[1])); file != p[0] || line != p[1] {
+			t.Errorf("position of file %d line %d decodes to file %d line %d", p[0], p[1], file, line)
 		}
 	}
-	write("manifest.json", `{"id": "default-in", "commands": {"import": {"cli": ["x", "a b", "{c}", "", "--confirm"]}, "package": {}}, "stimulusTriggers": ["else"]}`)
-	write("policy.json", `{"surface_id": "default-in", "verbs": {
-		"import": {"operation": "write", "privacy": {"land": "local"}, "confirm": "always"},
-		"package": {"operation": "read", "privacy": {"land": "brain"}}},
-		"stimuli": {"else": {"operation": "read", "privacy": {"land": "personal"}}}}`)
-	m, err := compile.Load([]string{dir}, nil).Check()
-	if err != nil {
-		t.Fatal(err)
+	if compile.EncodePosition(0, 1<<32-1) >= compile.EncodePosition(1, 1) {
+		t.Error("a grant in the first file must come before any in the second")
 	}
-	mod, err := compile.PackModule(m.Packs()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mod
 }

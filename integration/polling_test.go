@@ -196,10 +196,10 @@ func TestSidecarVerifiesSignatures(t *testing.T) {
 	}
 
 	// A tampered later revision is refused; the good one stays active.
-	tampered := tamperModule(t, readFile(t, buildFile(t, m, "signed-2", signing)), "/hcp/packs/ledger/pack.rego")
+	tampered := tamperModule(t, readFile(t, buildFile(t, m, "signed-2", signing)), "/hcp/authz/gate.rego")
 	hub.set("/bundles/hcp.tar.gz", tampered)
 	s.waitFor(t, "the refusal of the tampered revision", pollTimeout, func() bool {
-		return strings.Contains(s.events(), "hcp/packs/ledger/pack.rego: digest mismatch")
+		return strings.Contains(s.events(), "hcp/authz/gate.rego: digest mismatch")
 	})
 	if rev := s.revision(t, "hcp"); rev != "signed-1" {
 		t.Errorf("revision %q after a tampered update, want signed-1", rev)

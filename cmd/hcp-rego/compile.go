@@ -21,12 +21,12 @@ func newCompileCommand(s streams) *cobra.Command {
 	var o compileOptions
 	cmd := &cobra.Command{
 		Use:   "compile [PACK_DIR...] [--grants FILE]... -o DIR [--revision R]",
-		Short: "Write the bundle's Rego modules, grant tables and .manifest as a folder",
+		Short: "Write the bundle's library, rows, grant tables and .manifest as a folder",
 		Long: `Compile lints and compiles the packs and grant files and writes the files
-of the bundle that build would write, as a bundle directory: each module at
-its bundle path (hcp/authz/*.rego, hcp/packs/<id>/pack.rego), the grant
-tables as hcp_grants/data.json (hcp/authz and hcp/packs hold an empty
-data.json; see docs/bundles.md), and .manifest. OPA reads the folder as the
+of the bundle that build would write, as a bundle directory: the library's
+modules at hcp/authz/*.rego, the packs' rows as hcp_packs/data.json, the
+grant tables as hcp_grants/data.json (hcp/authz holds an empty data.json;
+see docs/bundles.md), and .manifest. OPA reads the folder as the
 same bundle: opa run --bundle DIR, opa build --bundle DIR, opa check
 --strict --bundle DIR.
 

@@ -26,13 +26,13 @@ var wasmModule = []byte("\x00asm\x01\x00\x00\x00")
 // Misreads are the changes: roots that are not ours, WebAssembly, and a
 // module or data outside the roots.
 var Misreads = []Misread{
-	{"roots wider than ours", `manifest roots ["hcp","hcp_grants"] are not hcp-rego's (hcp/authz, hcp/packs, hcp_grants)`,
-		func(b *bundle.Bundle) { b.Manifest.Roots = &[]string{"hcp", "hcp_grants"} }},
+	{"roots wider than ours", `manifest roots ["hcp","hcp_packs","hcp_grants"] are not hcp-rego's (hcp/authz, hcp_packs, hcp_grants)`,
+		func(b *bundle.Bundle) { b.Manifest.Roots = &[]string{"hcp", "hcp_packs", "hcp_grants"} }},
 	{"no roots", `manifest roots [""] (all of data: what a manifest without roots has) are not hcp-rego's`,
 		func(b *bundle.Bundle) { b.Manifest.Roots = nil }},
-	{"the runtime's root among ours", `manifest roots ["hcp/authz","hcp/packs","hcp_grants","hcp/ext"] are not hcp-rego's`,
+	{"the runtime's root among ours", `manifest roots ["hcp/authz","hcp_packs","hcp_grants","hcp/ext"] are not hcp-rego's`,
 		func(b *bundle.Bundle) {
-			b.Manifest.Roots = &[]string{"hcp/authz", "hcp/packs", "hcp_grants", "hcp/ext"}
+			b.Manifest.Roots = &[]string{"hcp/authz", "hcp_packs", "hcp_grants", "hcp/ext"}
 		}},
 	{"a WebAssembly module", "hcp/authz/policy.wasm is a WebAssembly module",
 		func(b *bundle.Bundle) {
@@ -43,11 +43,11 @@ var Misreads = []Misread{
 			b.WasmModules = []bundle.WasmModuleFile{{Path: "/policy.wasm", Raw: wasmModule}}
 			b.Manifest.WasmResolvers = []bundle.WasmResolver{{Entrypoint: "hcp/authz/allow", Module: "/policy.wasm"}}
 		}},
-	{"a module outside the roots", "manifest roots [hcp/authz hcp/packs hcp_grants] do not permit 'package other' in module '/other/x.rego'",
+	{"a module outside the roots", "manifest roots [hcp/authz hcp_packs hcp_grants] do not permit 'package other' in module '/other/x.rego'",
 		func(b *bundle.Bundle) {
 			b.Modules = append(slices.Clip(b.Modules), bundle.ModuleFile{Path: "/other/x.rego", Raw: []byte("package other\n\nx := 1\n")})
 		}},
-	{"data outside the roots", "manifest roots [hcp/authz hcp/packs hcp_grants] do not permit data at path '/other'",
+	{"data outside the roots", "manifest roots [hcp/authz hcp_packs hcp_grants] do not permit data at path '/other'",
 		func(b *bundle.Bundle) {
 			b.Data = maps.Clone(b.Data)
 			b.Data["other"] = map[string]any{"y": 1}

@@ -1,28 +1,20 @@
 # METADATA
 # title: HCP authorization decision library
 # description: |
-#   The decision chain (docs/decisions.md) over the generated rows
-#   (data.hcp.packs), the grant lookup tables (data.hcp_grants) and the
+#   The decision chain (docs/decisions.md) over the packs' rows
+#   (data.hcp_packs), the grant lookup tables (data.hcp_grants) and the
 #   runtime layer (data.hcp.ext). Entry points: decision, allow,
-#   gpars_error; every other rule starts with _.
+#   gpars_error, permissions; every other rule starts with _.
 package hcp.authz
 
 # METADATA
 # title: decision
 # description: |
 #   The decision document (docs/decisions.md, "The decision document"),
-#   defined for every input, garbage included: the common calls' in one
-#   pass (_common, common.rego), every other call's through the chain.
+#   defined for every input, garbage included: the chain, each step an
+#   else branch, in order; the first that fails decides.
 # entrypoint: true
-decision := _common if {
-	_common
-} else := _chain
-
-# _chain is the chain (docs/decisions.md, "The chain"): each step an else
-# branch, in order; the first that fails decides. It decides every input
-# alone too, so that a test can hold it to the reference on the calls
-# _common takes.
-_chain := _doc("invalid_input", {"reasons": _input_reasons}) if {
+decision := _doc("invalid_input", {"reasons": _input_reasons}) if {
 	not _well_formed
 } else := _doc("unknown_command", _ids) if {
 	not _row
@@ -31,7 +23,7 @@ _chain := _doc("invalid_input", {"reasons": _input_reasons}) if {
 } else := _doc("capability_required", _row_fields) if {
 	not _grant
 } else := _doc("land_denied", _granted_fields) if {
-	not _land_ok
+	not _land_holds(_row.land)
 } else := _doc("runtime_denied", object.union(_granted_fields, {"reasons": _deny_reasons})) if {
 	_deny_reasons != []
 } else := _doc("confirm_required", object.union(_granted_fields, _gate_fields)) if {

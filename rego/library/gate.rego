@@ -37,13 +37,13 @@ _is_list(v) if is_set(v)
 # "true" gate (the row's, or a runtime's) in mode run; confirm or apply; or
 # an exact allow rule. "always" passes only the last three.
 _gate_passed if {
-	_row.gate == "false"
+	_row.confirm == false
 	not _runtime_gate
 }
 
 _gate_passed if {
 	input.access.mode == "run"
-	_row.gate != "always"
+	_row.confirm != "always"
 }
 
 _gate_passed if input.confirm == true
@@ -62,4 +62,4 @@ _gate_fields := {"reasons": _gate_reasons, "preview": _preview, "hint": _hint}
 # the row, put the gate there.
 default _gate_reasons := []
 
-_gate_reasons := _confirm_reasons if _row.gate == "false"
+_gate_reasons := _confirm_reasons if _row.confirm == false

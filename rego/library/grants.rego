@@ -89,6 +89,11 @@ _named if {
 # _grant_source is the first grant's "file:line", from its position.
 _grant_source := _position_text(_grant)
 
-# _position_text decodes a grant's position, its file (in the order given)
-# and line in one number, file << 32 | line.
-_position_text(p) := sprintf("%s:%d", [data.hcp_grants.files[bits.rsh(p, 32)], bits.and(p, 4294967295)])
+# _position_text is a grant's "file:line" from its position, which holds
+# the grant's file (its place in data.hcp_grants.files) times 2^32 plus its
+# line, so that the first grant is the smallest position.
+_position_text(position) := sprintf("%s:%d", [data.hcp_grants.files[_position_file(position)], _position_line(position)])
+
+_position_file(position) := bits.rsh(position, 32)
+
+_position_line(position) := bits.and(position, 4294967295)

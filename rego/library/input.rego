@@ -22,10 +22,14 @@ _workspace_types := {"root": "string", "paths": "array"}
 
 _well_formed if {
 	_shape_ok
-	[1 | _ = input.verb_key; _ = input.stimulus] == []
+	count(_keys_given) == 1
 	is_string(_call.key)
 	_call.key != ""
 }
+
+# _keys_given are which of verb_key and stimulus the input gives: a call
+# names exactly one.
+_keys_given := [field | some field in ["verb_key", "stimulus"]; _ = input[field]]
 
 # _shape_ok holds when the input is well formed but for its key, which a
 # listing (permissions.rego) does not carry.
@@ -54,7 +58,7 @@ _input_reasons := array.slice(sort(_shape_problems | _key_problems), 0, 8)
 # does not carry; _shape_problems all the rest.
 _key_problems contains "top level: give exactly one of verb_key and stimulus" if {
 	is_object(input)
-	count([k | some k in ["verb_key", "stimulus"]; _ = input[k]]) != 1
+	count(_keys_given) != 1
 }
 
 _key_problems contains sprintf("%s: must not be empty", [k]) if {

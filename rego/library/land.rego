@@ -2,8 +2,6 @@
 # Each land needs its own fact; a missing fact denies.
 package hcp.authz
 
-_land_ok if _land_holds(_row.land)
-
 # _land_holds holds when the input gives the fact that land needs: a
 # function of the land, so that a listing (permissions.rego) checks each
 # land once for all the pack's commands.

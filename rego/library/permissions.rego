@@ -22,14 +22,14 @@ permissions := {"code": "invalid_input", "reasons": reasons, "verbs": {}, "stimu
 
 permissions := {"pack_id": input.pack_id, "code": "unknown_pack", "verbs": {}, "stimuli": {}} if {
 	_listing_well_formed
-	not data.hcp.packs[input.pack_id]
+	not data.hcp_packs[input.pack_id]
 }
 
 permissions := {"pack_id": input.pack_id, "code": "ok", "verbs": verbs, "stimuli": stimuli} if {
 	_listing_well_formed
-	pack := data.hcp.packs[input.pack_id].pack
-	verbs := {key: _entry({"verb_key": key}, ["verb_key", key], text, pack.policy_file) | some key, text in pack.verbs}
-	stimuli := {key: _entry({"stimulus": key}, ["stimulus", key], text, pack.policy_file) | some key, text in pack.stimuli}
+	pack := data.hcp_packs[input.pack_id]
+	verbs := {key: _entry(["verb_key", key], row) | some key, row in pack.verbs}
+	stimuli := {key: _entry(["stimulus", key], row) | some key, row in pack.stimuli}
 }
 
 # _listing_well_formed holds when the input, its key aside, is a well-formed
@@ -75,49 +75,47 @@ _scalar_size(value) := 0 if {
 	is_string(value)
 } else := count(json.marshal(value))
 
-# _entry is the listing's entry for one command or trigger: call names it
-# as an input does, slot is where the grant tables hold it, text is its row
-# (row.rego) and file the pack's policy file. The chain runs from pack_unavailable on, as it does for a
-# call whose row exists.
-_entry(call, slot, text, file) := {
+# _entry is the listing's entry for one command or trigger: slot is its
+# field and key, as an input names it and the grant tables hold it, and row
+# its row. The chain runs from pack_unavailable on, as it does for a call
+# whose row exists.
+_entry(slot, row) := {
 	"disposition": object.get({"allowed": "allow", "confirm_required": "ask"}, step.code, "deny"),
 	"code": step.code,
-	"capability": words[3],
+	"capability": row.capability,
 	"source": step.source,
 	"reasons": step.reasons,
 } if {
-	words := split(split(text, "\n")[0], " ")
-	row := {"row": concat(":", [file, words[4]])}
-	step := _listing_step(call, slot, words, row)
+	step := _listing_step(slot, row)
 }
 
 # _listing_step is the first step that fails, with the source and reasons
 # the decision would carry.
-_listing_step(call, slot, words, row) := {"code": "pack_unavailable", "source": row, "reasons": []} if {
+_listing_step(slot, row) := {"code": "pack_unavailable", "source": {"row": row.source}, "reasons": []} if {
 	input.pack_reachable == false
-} else := {"code": "capability_required", "source": row, "reasons": []} if {
-	count(_listing_positions(slot, words[3])) == 0
-} else := _granted_step(call, words, object.union(row, {"grant": _position_text(min(_listing_positions(slot, words[3])))}))
+} else := {"code": "capability_required", "source": {"row": row.source}, "reasons": []} if {
+	count(_listing_positions(slot, row.capability)) == 0
+} else := _granted_step(slot, row, {"row": row.source, "grant": _position_text(min(_listing_positions(slot, row.capability)))})
 
 # _granted_step runs the steps after the capability: land, the runtime's
 # deny rules, the confirm gate. The runtime's rules see the input a call
-# of this key would carry (_keyed).
-_granted_step(call, words, source) := {"code": "land_denied", "source": source, "reasons": []} if {
-	not _land_holds(words[1])
+# of this key would carry (_listing_call).
+_granted_step(slot, row, source) := {"code": "land_denied", "source": source, "reasons": []} if {
+	not _land_holds(row.land)
 } else := {"code": "runtime_denied", "source": source, "reasons": deny} if {
-	deny := _key_reasons(call).deny
+	deny := _key_reasons(slot).deny
 	deny != []
 } else := {"code": "confirm_required", "source": source, "reasons": reasons} if {
-	confirm := _key_reasons(call).confirm
-	not _listing_gate_passed(words[2], confirm)
-	reasons := _listing_gate_reasons(words[2], confirm)
+	confirm := _key_reasons(slot).confirm
+	not _listing_gate_passed(row.confirm, confirm)
+	reasons := _listing_gate_reasons(row.confirm, confirm)
 } else := {"code": "allowed", "source": source, "reasons": []}
 
 # _key_reasons are the runtime's deny and confirm reasons for a call of
 # this key with no args, confirm, apply or allow rule: [] where a rule is
 # undefined, as in the decision.
-_key_reasons(call) := {"deny": deny, "confirm": confirm} if {
-	keyed := object.union(_listing_call, call)
+_key_reasons([field, key]) := {"deny": deny, "confirm": confirm} if {
+	keyed := object.union(_listing_call, {field: key})
 	deny := object.get({"r": r | r := _deny_reasons with input as keyed}, "r", [])
 	confirm := object.get({"r": r | r := _confirm_reasons with input as keyed}, "r", [])
 }
@@ -137,7 +135,7 @@ _listing_call := object.union_n([
 # _listing_gate_passed is _gate_passed for a call with no confirm, apply or
 # allow rule: a gate, the row's or a runtime's, passes only a "true" gate in
 # mode run.
-_listing_gate_passed("false", [])
+_listing_gate_passed(false, [])
 
 _listing_gate_passed(gate, _) if {
 	input.access.mode == "run"
@@ -146,9 +144,9 @@ _listing_gate_passed(gate, _) if {
 
 # _listing_gate_reasons are a confirm_required's reasons: the runtime's when
 # its rule, not the row, put the gate there.
-_listing_gate_reasons("false", confirm) := confirm
+_listing_gate_reasons(false, confirm) := confirm
 
-_listing_gate_reasons(gate, _) := [] if gate != "false"
+_listing_gate_reasons(gate, _) := [] if gate != false
 
 # _listing_positions are the positions of the grants that give the
 # capability in slot, as _grant finds them: of the principal's holders, or,

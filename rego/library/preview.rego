@@ -1,7 +1,6 @@
-# Preview of a confirm-gated call (docs/decisions.md): one renderer, with a
-# shortcut for the format the compiler wrote. Rendering token by token is
-# written as a few comprehensions, without helper functions, which cost
-# more than the work.
+# Preview of a confirm-gated call (docs/decisions.md): the row's cli
+# template rendered token by token, in a few comprehensions, without
+# helper functions, which cost more than the work.
 package hcp.authz
 
 _args := object.get(input, "args", {})
@@ -20,15 +19,12 @@ _preview := {"command": _call.key, "args": _args, "cli": _cli} if {
 	_cli
 } else := {"command": _call.key, "args": _args}
 
-# _cli renders the row's cli template. A gated command's row
-# holds the sprintf format of its template, so when every argument it
-# names is present one sprintf renders it; anything else is rendered token
-# by token (_rendered).
-_cli := sprintf(_row.format, words) if {
-	_row.format != ""
-	words := [_shell_word(s) | some name in _row.names; s := _args[name]; is_string(s)]
-	count(words) == count(_row.names)
-} else := _rendered if _tokens
+# _cli is the row's cli template with the call's arguments filled in;
+# undefined when the command has no template.
+_cli := concat(" ", array.concat(words, _confirm_flag)) if {
+	is_array(_tokens)
+	words := [text | some i, t in _tokens; not i in _dropped; text := object.get(_quoted, i, t)]
+}
 
 # _shell_word quotes an argument's text as one shell word: single-quoted
 # when it is empty or holds a character outside [A-Za-z0-9._/:@%+=,-].
@@ -36,9 +32,7 @@ _shell_word(s) := s if regex.match(`^[A-Za-z0-9._/:@%+=,-]+$`, s)
 
 else := concat("", ["'", replace(s, "'", `'\''`), "'"])
 
-_tokens := split(_row_template, " ") if {
-	is_string(_row_template)
-} else := _row_template
+_tokens := _row.cli
 
 # _placeholders maps the position of each {name} token to the name.
 _placeholders := {i: substring(t, 1, count(t) - 2) | some i, t in _tokens; regex.match(`^\{[^{}]+\}$`, t)}
@@ -55,11 +49,6 @@ _quoted := {i: _shell_word(v) | some i, v in _values}
 _absent := {i | some i, _ in _placeholders; not _values[i]}
 
 _dropped := _absent | {j | some i in _absent; j := i - 1; startswith(_tokens[j], "--")}
-
-_rendered := concat(" ", array.concat(
-	[text | some i, t in _tokens; not i in _dropped; text := object.get(_quoted, i, t)],
-	_confirm_flag,
-))
 
 default _confirm_flag := ["--confirm"]
 

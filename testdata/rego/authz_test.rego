@@ -42,14 +42,13 @@ test_refusal_names_nothing_of_the_policy if {
 	}
 }
 
-# Each generated row reads "operation land confirm capability line", then
-# " | " and a cli template when the command has one.
+# Each row names where it stands: its policy.json and line.
 test_every_row_names_its_line if {
-	every module in data.hcp.packs {
-		every row in module.pack.verbs {
-			fields := split(row, " ")
-			to_number(fields[4]) > 0
-			array.slice(fields, 5, 6) in [[], ["|"]]
+	every pack in data.hcp_packs {
+		every row in pack.verbs {
+			[file, line] := split(row.source, ":")
+			endswith(file, "policy.json")
+			to_number(line) > 0
 		}
 	}
 }
