@@ -134,7 +134,11 @@ func newDeciders(t *testing.T, tarball string) deciders {
 
 // checkCorpus asks s for every call of the corpus and compares its answer
 // with the embedded evaluator's and the reference's, and with the case.
-func checkCorpus(t *testing.T, s *server, d deciders) {
+func checkCorpus(t *testing.T, s *server, d deciders) { checkCorpusAs(t, s, d, nil) }
+
+// checkCorpusAs is checkCorpus where the library s runs decides as then
+// says the reference's decision reads (nil: as the reference decides).
+func checkCorpusAs(t *testing.T, s *server, d deciders, then func(map[string]any)) {
 	for _, c := range corpus {
 		input := decode(t, c.input)
 		res, err := d.embedded.Decide(context.Background(), input)
@@ -142,6 +146,9 @@ func checkCorpus(t *testing.T, s *server, d deciders) {
 			t.Fatal(err)
 		}
 		ref := d.reference.Decide(input, extFor(input))
+		if then != nil {
+			then(ref)
+		}
 		decisions := map[string]any{
 			"OPA":       normal(s.query(t, "hcp/authz/decision", input)),
 			"embedded":  normal(res.Decision.Doc),
