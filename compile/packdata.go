@@ -1,5 +1,10 @@
 package compile
 
+import (
+	"regexp"
+	"strings"
+)
+
 // packsData builds data.hcp_packs, what the decision library reads of each
 // pack (rego/library/row.rego): its rows by kind and key, each with named
 // fields, so that an auditor reads a row by name with its source beside it
@@ -11,7 +16,12 @@ package compile
 // A row holds operation, land, confirm (false, true or "always", as
 // written), capability (what a caller must hold), source (the row's
 // policy.json file and line) and, for a command with one, cli: the
-// manifest's cli template, its tokens as written.
+// manifest's cli template, its tokens as written. A gated command's row
+// also holds preview: what its preview.cli needs that does not depend on
+// the call, the template as a sprintf format (each {name} token a %s, a
+// literal % doubled, --confirm appended when the template has neither
+// --confirm nor --apply) and the names of its arguments in order, so that
+// a call that gives every one renders it with one sprintf.
 func packsData(m *Model) map[string]any {
 	out := make(map[string]any, len(m.packs))
 	for _, p := range m.packs {
@@ -44,6 +54,29 @@ func rowData(r *Row) map[string]any {
 			cli[i] = token
 		}
 		row["cli"] = cli
+		if r.Gate != NoGate {
+			row["preview"] = previewFormat(r.CLI)
+		}
 	}
 	return row
 }
+
+// previewFormat is a gated command's preview format and argument names.
+func previewFormat(cli []string) map[string]any {
+	words, names := make([]string, len(cli)), []any{}
+	for i, token := range cli {
+		if placeholder.MatchString(token) {
+			words[i] = "%s"
+			names = append(names, token[1:len(token)-1])
+		} else {
+			words[i] = strings.ReplaceAll(token, "%", "%%")
+		}
+	}
+	if !takesConfirm(cli) {
+		words = append(words, "--confirm")
+	}
+	return map[string]any{"format": strings.Join(words, " "), "args": names}
+}
+
+// placeholder is a cli token that stands for an argument: {name}.
+var placeholder = regexp.MustCompile(`^\{[^{}]+\}$`)

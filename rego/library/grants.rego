@@ -54,7 +54,10 @@ _named_positions := {position |
 	position := slot[holder]
 }
 
-_named_holders := _holders_of(_subjects)
+_named_holders := array.concat(_subjects, [json.marshal([subject, _tenant]) |
+	_tenant != ""
+	some subject in _subjects
+])
 
 # _holders_of are the holders of subjects whose grants count for the
 # principal: each subject, for its grants without a tenant, and [subject,
@@ -92,8 +95,4 @@ _grant_source := _position_text(_grant)
 # _position_text is a grant's "file:line" from its position, which holds
 # the grant's file (its place in data.hcp_grants.files) times 2^32 plus its
 # line, so that the first grant is the smallest position.
-_position_text(position) := sprintf("%s:%d", [data.hcp_grants.files[_position_file(position)], _position_line(position)])
-
-_position_file(position) := bits.rsh(position, 32)
-
-_position_line(position) := bits.and(position, 4294967295)
+_position_text(position) := sprintf("%s:%d", [data.hcp_grants.files[bits.rsh(position, 32)], bits.and(position, 4294967295)])

@@ -6,20 +6,6 @@
 # cost more than the checks themselves.
 package hcp.authz
 
-# The types of the members each object of the input may carry, the call's
-# key aside.
-_input_types := {
-	"principal": "object", "pack_id": "string", "args": "object", "confirm": "boolean", "apply": "boolean", "dry_run": "boolean",
-	"pack_reachable": "boolean", "access": "object", "project_id": "string", "owner": "string",
-	"workspace": "object",
-}
-
-_principal_types := {"id": "string", "tenant": "string", "roles": "array", "projects": "array"}
-
-_access_types := {"mode": "string", "allow": "array"}
-
-_workspace_types := {"root": "string", "paths": "array"}
-
 _well_formed if {
 	_shape_ok
 	count(_keys_given) == 1
@@ -32,18 +18,34 @@ _well_formed if {
 _keys_given := [field | some field in ["verb_key", "stimulus"]; _ = input[field]]
 
 # _shape_ok holds when the input is well formed but for its key, which a
-# listing (permissions.rego) does not carry.
+# listing (permissions.rego) does not carry: each member the decision
+# input names is absent or of its type (the default object.get gives an
+# absent one is of that type), and the ids are not empty.
 _shape_ok if {
-	[k | some k, want in _input_types; type_name(input[k]) != want] == []
-	[k | some k, want in _principal_types; type_name(input.principal[k]) != want] == []
+	is_object(input.principal)
+	is_string(input.principal.id)
 	input.principal.id != ""
+	is_string(object.get(input.principal, "tenant", ""))
+	is_array(object.get(input.principal, "roles", []))
+	is_array(object.get(input.principal, "projects", []))
+	is_string(input.pack_id)
 	input.pack_id != ""
+	is_object(object.get(input, "args", {}))
+	is_boolean(object.get(input, "confirm", false))
+	is_boolean(object.get(input, "apply", false))
+	is_boolean(object.get(input, "dry_run", false))
+	is_boolean(object.get(input, "pack_reachable", true))
+	is_string(object.get(input, "project_id", ""))
+	is_string(object.get(input, "owner", ""))
+	is_object(object.get(input, "access", {}))
+	object.get(input, ["access", "mode"], "ask") in {"ask", "run"}
+	is_array(object.get(input, ["access", "allow"], []))
+	is_object(object.get(input, "workspace", {}))
+	is_string(object.get(input, ["workspace", "root"], ""))
+	is_array(object.get(input, ["workspace", "paths"], []))
 	[x | some x in input.principal.roles; not is_string(x)] == []
 	[x | some x in input.principal.projects; not is_string(x)] == []
-	[k | some k, want in _access_types; type_name(input.access[k]) != want] == []
-	[m | m := input.access.mode; not {"ask": true, "run": true}[m]] == []
 	[r | some r in input.access.allow; not is_object(r)] == []
-	[k | some k, want in _workspace_types; type_name(input.workspace[k]) != want] == []
 	[p | some p in input.workspace.paths; not is_string(p)] == []
 }
 
