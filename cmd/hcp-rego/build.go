@@ -100,13 +100,13 @@ func noteReadLimit(w io.Writer, terms, limit int64) {
 }
 
 // sizeFor is the least --max-bundle-bytes in whole MiB that reads terms
-// terms: a 256th of it, and never fewer than the smallest size reads
-// (bundles.LimitsOf).
+// terms: a 64th of it (bundles.BytesPerTerm), and never fewer than the
+// smallest size reads (bundles.LimitsOf).
 func sizeFor(terms int64) int64 {
 	if terms <= bundles.LimitsOf(minBundleLimit).Terms {
 		return minBundleLimit
 	}
-	return (terms*256 + 1<<20 - 1) >> 20 << 20
+	return (terms*bundles.BytesPerTerm + 1<<20 - 1) >> 20 << 20
 }
 
 // buildGCPercent is the collector's GOGC while a build runs. A build is
