@@ -32,10 +32,12 @@ func newBuildCommand(s streams) *cobra.Command {
 		Short: "Build the OPA bundle (.tar.gz) for sidecars, optionally signed",
 		Long: `Build lints and compiles the packs and grant files into a standard OPA
 bundle: the hcp.authz decision library, one hcp.packs.<id> module a pack,
-the grant tables as data.hcp_grants, and a .manifest with the revision,
+the grant tables as data.hcp_grants with the sha256 of each source file
+beside them (data.hcp_grants.sources), and a .manifest with the revision,
 the roots hcp/authz, hcp/packs and hcp_grants (hcp/ext is left to the
-runtime), rego_version 1 and metadata.hcp (each pack, and the sha256 of
-each source file). The revision defaults to a digest of that content.
+runtime), rego_version 1 and metadata.hcp (the number of packs and of
+source files, and the sha256 of that list, which eval --bundle, pull and
+push check). The revision defaults to a digest of that content.
 
 The same inputs give a byte-identical bundle (a PS256 or ES* signature is
 randomized by its algorithm, so a bundle signed so differs in
