@@ -51,13 +51,13 @@ type Limits struct {
 // Measured on bench/largeset's shapes and on the (90% principal
 // grants of a tenant on one command, 10% role grants on a pack, 10,000
 // tenants), 1,000,000 grants in 10 files: the largest, 10,000 packs of 50
-// commands, is a data.json of 65 MB (61.8 MiB; 59 MB with 1,000 packs),
-// 166 MiB in all with its 10,012 entries, 3,827,273 values and 1,846,803
-// terms (10,000 generated modules; 190,803 with 1,000 packs). A file
-// holds twice the largest data.json, room for ids twice as long; in all
-// 1.5 times the largest bundle; values 5.8 times and terms 2.3 times
-// theirs. Once a pack's rows are data rather than a generated module,
-// the terms are the library's and the values grow by the rows'.
+// commands, is a data.json of 66.9 MB (63.8 MiB; 59.3 MB with 1,000
+// packs), 165.5 MiB in all with its 10,012 entries, 3,817,277 values and
+// 1,846,803 terms (10,000 generated modules; 190,803 with 1,000 packs).
+// A file holds twice the largest data.json, room for ids twice as long;
+// in all 1.5 times the largest bundle; values 5.8 times and terms 2.3
+// times theirs. Once a pack's rows are data rather than a generated
+// module, the terms are the library's and the values grow by the rows'.
 const (
 	MaxTotalBytes = 256 << 20
 	MaxFileBytes  = MaxTotalBytes / 2
