@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -170,18 +172,25 @@ func TestBuildManifest(t *testing.T) {
 	if b.Manifest.RegoVersion == nil || *b.Manifest.RegoVersion != 1 {
 		t.Errorf("rego_version %v, want 1", b.Manifest.RegoVersion)
 	}
-	hcp, _ := b.Manifest.Metadata["hcp"].(map[string]any)
-	if got := hcp["packs"]; !slices.Equal(toStrings(got), []string{"ledger", "mail", "workspace"}) {
-		t.Errorf("metadata.hcp.packs %v", got)
-	}
-	files, _ := hcp["files"].(map[string]any)
+	// The manifest names the sources by their count and digest; the list
+	// is data, beside the grant tables.
+	files, _ := b.Data["hcp_grants"].(map[string]any)["sources"].(map[string]any)
 	acme, err := os.ReadFile("../testdata/grants/acme.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("%x", sha256.Sum256(acme))
 	if got := files["../testdata/grants/acme.json"]; got != want || len(files) != 8 {
-		t.Errorf("metadata.hcp.files: %d files, acme.json %v", len(files), got)
+		t.Errorf("hcp_grants.sources: %d files, acme.json %v", len(files), got)
+	}
+	list := map[string]string{}
+	for path, sum := range files {
+		list[path], _ = sum.(string)
+	}
+	hcp, _ := b.Manifest.Metadata["hcp"].(map[string]any)
+	wantMeta := map[string]any{"packs": json.Number("3"), "sources": json.Number("8"), "sources_sha256": bundles.SourcesDigest(list)}
+	if !reflect.DeepEqual(hcp, wantMeta) {
+		t.Errorf("metadata.hcp %v, want %v", hcp, wantMeta)
 	}
 }
 
@@ -348,13 +357,4 @@ func writeTemp(t *testing.T, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-func toStrings(v any) []string {
-	list, _ := v.([]any)
-	out := make([]string, len(list))
-	for i, x := range list {
-		out[i], _ = x.(string)
-	}
-	return out
 }

@@ -6,6 +6,7 @@
 // verification, within limits on its size counted as it is read, refusing
 // what an OPA sidecar would read differently (docs/bundles.md). It holds
 // the roots of the bundle hcp-rego builds (Roots), which compile writes
-// and a read holds a bundle to. It imports neither compile nor rego: it
-// knows bundles, not what is in them.
+// and a read holds a bundle to, and the provenance its manifest names
+// (Provenance), which a read holds to the list of sources in its data. It
+// imports neither compile nor rego: it knows bundles, not what is in them.
 package bundles

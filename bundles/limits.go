@@ -45,39 +45,51 @@ type Limits struct {
 	Terms int64
 }
 
-// The limits of SPEC §5: a generated module is a few kilobytes, and the
-// data.json of a million grants about 50 MB.
+// The limits of SPEC §5: 256 MiB in all and 128 MiB a file, uncompressed,
+// 22,369,621 values and 4,194,304 terms, which admit the largest bundles
+// build writes for 1,000,000 grants and 10,000 packs with room to spare.
+// Measured on bench/largeset's shapes and on the (90% principal
+// grants of a tenant on one command, 10% role grants on a pack, 10,000
+// tenants), 1,000,000 grants in 10 files: the largest, 10,000 packs of 50
+// commands, is a data.json of 66.9 MB (63.8 MiB; 59.3 MB with 1,000
+// packs), 165.5 MiB in all with its 10,012 entries, 3,817,277 values and
+// 1,846,803 terms (10,000 generated modules; 190,803 with 1,000 packs).
+// A file holds twice the largest data.json, room for ids twice as long;
+// in all 1.5 times the largest bundle; values 5.8 times and terms 2.3
+// times theirs. Once a pack's rows are data rather than a generated
+// module, the terms are the library's and the values grow by the rows'.
 const (
-	MaxFileBytes  = 64 << 20
 	MaxTotalBytes = 256 << 20
+	MaxFileBytes  = MaxTotalBytes / 2
 	MaxValues     = MaxFileBytes / bytesPerValue
-	MaxTerms      = MaxTotalBytes / bytesPerTerm
+	MaxTerms      = MaxTotalBytes / BytesPerTerm
 )
 
 // bytesPerValue is how many bytes of a file the limit of values allows
-// one value: 3, a third of a value a byte. The data of a bundle hcp-rego
-// builds is all but one data.json (the grants' tables; a bundle folder
-// splits off a few small ones) of at most FileBytes. Its values and names
-// a byte, measured: 0.169 for the example set (testdata/packs and its two
-// grant files, 787 bytes), 0.140 for the 1000-pack 100,000-grant set of
-// bench/largeset (5.5 MB); .manifest 0.021 to 0.038. A third is twice the
-// densest, and above the 0.24 of 15,000 grants of three-letter principals
-// in five tenants (TestReadDenseGrantsAtByteLimit). At the limit, OPA's
-// reader allocates 2.4 GB for a data.json of zeros and 1.4 GB for wide
-// objects in two files; for a real data.json at the 64 MiB limit some
-// 1.4 GB (117 MiB for the 5.5 MB of 100,000 grants).
-const bytesPerValue = 3
+// one value: 6, a sixth of a value a byte, 22,369,621 by default (a third
+// of 64 MiB, as before a file could hold 128 MiB: what OPA's reader
+// allocates for values did not grow with the file). The data of a bundle
+// hcp-rego builds is all but one data.json (the grants' tables; a bundle
+// folder splits off a few small ones) of at most FileBytes. Its values and
+// names a byte, measured: 0.118 for the example set (testdata/packs and
+// its two grant files, 1 KB), 0.076 and 0.038 for 1,000,000 grants of
+// bench/largeset's and of the shape (30 and 59 MB), and some 0.05
+// for 15,000 grants of three-letter principals in five tenants
+// (TestReadDenseGrantsAtByteLimit); .manifest 0.023 to 0.033. A sixth is
+// above the densest. At the limit, OPA's reader allocates 2.4 GB for a
+// data.json of zeros and 1.4 GB for wide objects in two files.
+const bytesPerValue = 6
 
-// bytesPerTerm is how many bytes of a bundle, in all, the limit of terms
-// allows one term of its Rego modules: 256, or 1,048,576 terms in
+// BytesPerTerm is how many bytes of a bundle, in all, the limit of terms
+// allows one term of its Rego modules: 64, or 4,194,304 terms in
 // DefaultLimits. Measured with regolimit.RegoTerms (comments count one
-// each), the embedded library makes 4,912 terms in 24 KB, and the pack
-// modules hcp-rego generates a term every 54 bytes: the 1000-pack set of
-// bench/largeset 188,912 terms with the library in 10 MB of modules (a
-// bundle of 22 MB), the 3000-pack set 556,912 in 30 MB (a bundle of 50
-// MB). The default is 1.9 times the 3000-pack set. OPA holds at most about 1.2 KB a term (long arrays of
-// numbers or strings; see regolimit.MaxRegoTerms), 1.3 GB at the limit.
-const bytesPerTerm = 256
+// each), the embedded library makes 6,803 terms in 36 KB, and the
+// pack modules hcp-rego generates a term every 54 bytes: 190,803 terms
+// with the library for 1,000 packs of bench/largeset, 1,846,803 for
+// 10,000 (100 MB of modules). OPA holds at most about 1.2 KB a term (long
+// arrays of numbers or strings; see regolimit.MaxRegoTerms), 5 GB at the
+// limit; eval --bundle of the 10,000-pack bundle peaked at 2.0 GB.
+const BytesPerTerm = 64
 
 // EntryBytes is what each entry of a bundle counts against the limit in
 // all besides its content: 1 KiB, so that what an archive of empty
@@ -91,23 +103,23 @@ const bytesPerTerm = 256
 // more than its 30 MB of modules.
 const EntryBytes = 1 << 10
 
-// DefaultLimits are SPEC §5's: 64 MiB a file and 256 MiB in all,
-// 22,369,621 values in all (MaxValues) and 1,048,576 terms of Rego
+// DefaultLimits are SPEC §5's: 128 MiB a file and 256 MiB in all,
+// 22,369,621 values in all (MaxValues) and 4,194,304 terms of Rego
 // (MaxTerms).
 var DefaultLimits = Limits{FileBytes: MaxFileBytes, TotalBytes: MaxTotalBytes, Values: MaxValues, Terms: MaxTerms}
 
 // LimitsOf returns the limits for a bundle of at most total bytes in all,
-// each file at most a quarter of it, values as many as a third of the
-// bytes of a file and terms a 256th of the total (at least minTerms),
-// as in DefaultLimits: one
-// number raises all four for a very large grant or pack set.
+// each file at most half of it, values as many as a sixth of the bytes of
+// a file (a twelfth of the total) and terms a 64th of the total (at least
+// minTerms), as in DefaultLimits: one number raises all four for a very
+// large grant or pack set.
 func LimitsOf(total int64) Limits {
-	file := total / 4
-	return Limits{FileBytes: file, TotalBytes: total, Values: file / bytesPerValue, Terms: max(total/bytesPerTerm, minTerms)}
+	file := total / 2
+	return Limits{FileBytes: file, TotalBytes: total, Values: file / bytesPerValue, Terms: max(total/BytesPerTerm, minTerms)}
 }
 
 // minTerms is the least limit of terms that LimitsOf gives, 65,536, for a
-// bundle of 16 MiB or less: 13 times the library's 4,912 terms, so that a
+// bundle of 4 MiB or less: 9 times the library's 6,803 terms, so that a
 // bundle of a few packs is read under the least --max-bundle-bytes (1
 // MiB), at some 80 MB at most.
 const minTerms = 1 << 16

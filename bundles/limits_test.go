@@ -15,7 +15,7 @@ import (
 )
 
 // small are limits that a test can pass cheaply: 1 KiB a file, 4 KiB in
-// all, and 341 values (a third of the bytes of a file, as LimitsOf).
+// all, and 341 values (a third of the bytes of a file).
 var small = bundles.Limits{FileBytes: 1 << 10, TotalBytes: 4 << 10, Values: 1 << 10 / 3}
 
 // sized is a bundle of files of the given sizes, f0.txt, f1.txt, ...
@@ -165,23 +165,23 @@ func checkLimitError(t *testing.T, path string, err error, want string) {
 	}
 }
 
-// TestLimitsOf checks that one number gives all three limits, in the
+// TestLimitsOf checks that one number gives all four limits, in the
 // ratio of the defaults.
 func TestLimitsOf(t *testing.T) {
 	if got := bundles.LimitsOf(bundles.MaxTotalBytes); got != bundles.DefaultLimits {
 		t.Errorf("LimitsOf(%d) = %+v, want the defaults %+v", bundles.MaxTotalBytes, got, bundles.DefaultLimits)
 	}
-	if got := bundles.LimitsOf(1 << 30); got.FileBytes != 256<<20 || got.TotalBytes != 1<<30 || got.Values != 89_478_485 {
-		t.Errorf("LimitsOf(1 GiB) = %+v, want 256 MiB a file, 1 GiB in all and 89,478,485 values (a third of 256 MiB)", got)
+	if got := bundles.LimitsOf(1 << 30); got.FileBytes != 512<<20 || got.TotalBytes != 1<<30 || got.Values != 89_478_485 {
+		t.Errorf("LimitsOf(1 GiB) = %+v, want 512 MiB a file, 1 GiB in all and 89,478,485 values (a sixth of 512 MiB)", got)
 	}
-	if bundles.DefaultLimits.Values != 22_369_621 {
-		t.Errorf("DefaultLimits.Values = %d, want 22,369,621 (a third of 64 MiB)", bundles.DefaultLimits.Values)
+	if d := bundles.DefaultLimits; d.FileBytes != 128<<20 || d.TotalBytes != 256<<20 || d.Values != 22_369_621 {
+		t.Errorf("DefaultLimits = %+v, want 128 MiB a file, 256 MiB in all and 22,369,621 values (a sixth of 128 MiB)", d)
 	}
-	if got := bundles.LimitsOf(1 << 30).Terms; got != 4<<20 || bundles.DefaultLimits.Terms != 1<<20 {
-		t.Errorf("terms %d for 1 GiB and %d by default, want 4,194,304 and 1,048,576 (a 256th of the bytes in all)", got, bundles.DefaultLimits.Terms)
+	if got := bundles.LimitsOf(1 << 30).Terms; got != 16<<20 || bundles.DefaultLimits.Terms != 4<<20 {
+		t.Errorf("terms %d for 1 GiB and %d by default, want 16,777,216 and 4,194,304 (a 64th of the bytes in all)", got, bundles.DefaultLimits.Terms)
 	}
 	if got := bundles.LimitsOf(1 << 20).Terms; got != 1<<16 {
-		t.Errorf("terms %d for 1 MiB, want at least 65,536, room for the library's 4,912", got)
+		t.Errorf("terms %d for 1 MiB, want at least 65,536, room for the library's 6,803", got)
 	}
 }
 
@@ -199,7 +199,7 @@ func TestReadDecisionBundleWithinLimits(t *testing.T) {
 }
 
 // TestReadExampleUnderLeastLimits checks that the example bundle, whose
-// modules are mostly the library's 4,912 terms, is read under the limits
+// modules are mostly the library's 6,803 terms, is read under the limits
 // of the least --max-bundle-bytes, 1 MiB.
 func TestReadExampleUnderLeastLimits(t *testing.T) {
 	path := writeTemp(t, "b.tar.gz", build(t, "", nil))

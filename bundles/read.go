@@ -187,7 +187,9 @@ func refused(path string, err error) error {
 // ReadDecisionBundle reads, as Read does, a bundle to decide with: one
 // that holds the hcp.authz decision library, under a manifest whose roots
 // are Roots, no more and no fewer (a sidecar would refuse the runtime's
-// bundle beside wider ones). Anything else is refused, naming path.
+// bundle beside wider ones), and whose list of sources is the one its
+// manifest names, when it names one (checkProvenance). Anything else is
+// refused, naming path.
 func ReadDecisionBundle(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
 	return decisionBundle(path)(Read(path, v, lim))
 }
@@ -209,6 +211,9 @@ func decisionBundle(name string) func(*bundle.Bundle, error) (*bundle.Bundle, er
 			return nil, fmt.Errorf("%s: not a bundle hcp-rego built: no hcp.authz decision library", printable.LineStart(name))
 		}
 		if err := checkOurRoots(name, b); err != nil {
+			return nil, err
+		}
+		if err := checkProvenance(name, b); err != nil {
 			return nil, err
 		}
 		return b, nil

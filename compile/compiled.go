@@ -20,13 +20,14 @@ import (
 // Sources.Check makes one), as the OPA bundle that holds it (docs/bundles.md):
 // the decision library, the bundle's only Rego, sorted by path; the
 // packs' rows as named data at hcp_packs; the grant tables as data at
-// hcp_grants; and a manifest with the revision, the roots and, in
-// metadata.hcp, each pack and the sha256 of each source file. An empty
-// revision means a digest of the content, so the same inputs give the
-// same revision. The modules are left unparsed: writing a bundle needs
-// only their bytes, and an evaluator parses them (rego.ParseModules).
-// Package bundles packs, signs and writes it; the embedded evaluator
-// decides with it as it is.
+// hcp_grants, with the sha256 of each source file beside them
+// (hcp_grants.sources); and a manifest with the revision, the roots and,
+// in metadata.hcp, the number of packs and of source files and a digest of
+// that list (bundles.Provenance). An empty revision means a digest of the
+// content, so the same inputs give the same revision. The modules are left
+// unparsed: writing a bundle needs only their bytes, and an evaluator
+// parses them (rego.ParseModules). Package bundles packs, signs and writes
+// it; the embedded evaluator decides with it as it is.
 func Compile(m *Model, revision string) (*bundle.Bundle, error) {
 	b, _, err := assemble(m, revision, false)
 	return b, err
@@ -68,8 +69,9 @@ type encodedData struct{ packs, tables []byte }
 // assemble builds the bundle of m and, when asked or when the default
 // revision needs them for its digest, the JSON of its rows and tables.
 func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, encodedData, error) {
-	// The grant tables, and their JSON, are made beside the rows: neither
-	// reads the other, and the tables are the larger piece of work.
+	// The grant tables (the list of sources beside them), and their JSON,
+	// are made beside the rows: neither reads the other, and the tables are
+	// the larger piece of work.
 	var (
 		tables    map[string]any
 		encoded   encodedData
@@ -79,6 +81,7 @@ func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, encoded
 	go func() {
 		defer close(done)
 		tables = grantTables(m)
+		tables[bundles.SourcesKey] = sourcesData(m)
 		if revision == "" || wantJSON {
 			encoded.tables, tablesErr = json.Marshal(tables)
 		}
@@ -120,21 +123,35 @@ func modules() []module {
 func manifest(m *Model, revision string) bundle.Manifest {
 	roots := bundles.Roots()
 	version := 1
-	packs := make([]any, len(m.packs))
-	for i, p := range m.packs {
-		packs[i] = p.ID
-	}
 	return bundle.Manifest{
 		Revision:    revision,
 		Roots:       &roots,
 		RegoVersion: &version,
-		Metadata:    map[string]any{"hcp": map[string]any{"packs": packs, "files": sourceDigests(m)}},
+		Metadata:    provenance(m).Metadata(),
 	}
 }
 
+// provenance is what the manifest says of m's sources: counts and one
+// digest, whatever the number of packs. The list itself is data, beside
+// the grant tables (bundles.SourcesKey).
+func provenance(m *Model) bundles.Provenance {
+	sources := sourceDigests(m)
+	return bundles.Provenance{Packs: len(m.packs), Sources: len(sources), SHA256: bundles.SourcesDigest(sources)}
+}
+
+// sourcesData is the list of sources as the bundle's data holds it,
+// values of JSON's kinds, as the evaluator's store takes them.
+func sourcesData(m *Model) map[string]any {
+	data := map[string]any{}
+	for path, sum := range sourceDigests(m) {
+		data[path] = sum
+	}
+	return data
+}
+
 // sourceDigests maps every source file to its sha256.
-func sourceDigests(m *Model) map[string]any {
-	files := map[string]any{}
+func sourceDigests(m *Model) map[string]string {
+	files := map[string]string{}
 	for _, p := range m.packs {
 		for path, sum := range p.Digests {
 			files[path] = sum

@@ -17,11 +17,12 @@ import (
 // written), capability (what a caller must hold), source (the row's
 // policy.json file and line) and, for a command with one, cli: the
 // manifest's cli template, its tokens as written. A gated command's row
-// also holds preview: what its preview.cli needs that does not depend on
-// the call, the template as a sprintf format (each {name} token a %s, a
-// literal % doubled, --confirm appended when the template has neither
-// --confirm nor --apply) and the names of its arguments in order, so that
-// a call that gives every one renders it with one sprintf.
+// also holds what its preview.cli needs that does not depend on the call:
+// preview_format, the template as a sprintf format (each {name} token a
+// %s, a literal % doubled, --confirm appended when the template has
+// neither --confirm nor --apply), and preview_args, the names of its
+// arguments in order, so that a call that gives every one renders it with
+// one sprintf.
 func packsData(m *Model) map[string]any {
 	out := make(map[string]any, len(m.packs))
 	for _, p := range m.packs {
@@ -55,14 +56,14 @@ func rowData(r *Row) map[string]any {
 		}
 		row["cli"] = cli
 		if r.Gate != NoGate {
-			row["preview"] = previewFormat(r.CLI)
+			row["preview_format"], row["preview_args"] = previewFormat(r.CLI)
 		}
 	}
 	return row
 }
 
 // previewFormat is a gated command's preview format and argument names.
-func previewFormat(cli []string) map[string]any {
+func previewFormat(cli []string) (string, []any) {
 	words, names := make([]string, len(cli)), []any{}
 	for i, token := range cli {
 		if placeholder.MatchString(token) {
@@ -75,7 +76,7 @@ func previewFormat(cli []string) map[string]any {
 	if !takesConfirm(cli) {
 		words = append(words, "--confirm")
 	}
-	return map[string]any{"format": strings.Join(words, " "), "args": names}
+	return strings.Join(words, " "), names
 }
 
 // placeholder is a cli token that stands for an argument: {name}.

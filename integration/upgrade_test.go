@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/bundle"
+
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/bundletest"
@@ -18,10 +20,12 @@ const modulesLayout = "../testdata/upgrade/modules-layout.tar.gz"
 
 // TestSidecarUpgradesLayoutInPlace rolls a polling sidecar, beside the
 // runtime bundle, from a bundle of the layout built before 2026-12 (pack
-// modules, modulesLayout) to one of today's (rows at hcp_packs), to one
-// with the grant tables under hcp as they were before they left it
-// (data.hcp.grants), to today's again and back to the modules, with no
-// restart: each revision activates with no error, and on each the
+// modules, nested grant tables and a manifest listing every source file:
+// modulesLayout) to one of today's (rows at hcp_packs, flat tables, the
+// sources listed at hcp_grants.sources), to one whose manifest lists the
+// sources, to one with the grant tables under hcp as they were before they
+// left it (data.hcp.grants), to today's again and back to the modules,
+// with no restart: each revision activates with no error, and on each the
 // sidecar's answers over the corpus equal the embedded evaluator's and the
 // Go reference's.
 func TestSidecarUpgradesLayoutInPlace(t *testing.T) {
@@ -31,13 +35,22 @@ func TestSidecarUpgradesLayoutInPlace(t *testing.T) {
 	hub.set("/bundles/ext.tar.gz", extTarball(t))
 	revisions := []struct {
 		name   string
-		legacy bool
-	}{{"modules-layout", false}, {"new-layout-1", false}, {"old-layout", true}, {"new-layout-2", false}, {"modules-layout", false}}
+		layout func(*bundle.Bundle) *bundle.Bundle // nil: as built
+		listed bool                                // the manifest lists the sources
+	}{
+		{"modules-layout", nil, true},
+		{"new-layout-1", nil, false},
+		{"listed-manifest", bundletest.ListedManifest, true},
+		{"new-layout-2", nil, false},
+		{"old-layout", bundletest.LegacyLayout, true},
+		{"new-layout-3", nil, false},
+		{"modules-layout", nil, true},
+	}
 	var s *server
 	for _, r := range revisions {
 		tarball := modulesLayout
 		if r.name != "modules-layout" {
-			tarball = layoutBundle(t, m, r.name, r.legacy)
+			tarball = layoutBundle(t, m, r.name, r.layout)
 		}
 		hub.set("/bundles/hcp.tar.gz", readFile(t, tarball))
 		if s == nil {
@@ -46,6 +59,12 @@ func TestSidecarUpgradesLayoutInPlace(t *testing.T) {
 		s.waitFor(t, "revision "+r.name, pollTimeout, func() bool { return s.revision(t, "hcp") == r.name })
 		roots := s.get(t, "system/bundles/hcp/manifest/roots")
 		t.Logf("%s active, roots %v", r.name, roots)
+		// The manifest a sidecar reads on every request lists no file
+		// once a bundle of today's is active.
+		meta, _ := s.get(t, "system/bundles/hcp/manifest/metadata/hcp").(map[string]any)
+		if _, listed := meta["files"]; listed != r.listed || (meta["sources_sha256"] == nil) != r.listed {
+			t.Errorf("%s active, metadata.hcp %v", r.name, meta)
+		}
 		var then func(map[string]any)
 		if r.name == "modules-layout" {
 			then = before202612
@@ -67,16 +86,16 @@ func before202612(d map[string]any) {
 	}
 }
 
-// layoutBundle builds m's bundle with revision into a file, in the old
-// layout when legacy is set.
-func layoutBundle(t *testing.T, m *compile.Model, revision string, legacy bool) string {
+// layoutBundle builds m's bundle with revision into a file, in the
+// layout that layout gives it, if any.
+func layoutBundle(t *testing.T, m *compile.Model, revision string, layout func(*bundle.Bundle) *bundle.Bundle) string {
 	t.Helper()
 	b, err := compile.Compile(m, revision)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if legacy {
-		b = bundletest.LegacyLayout(b)
+	if layout != nil {
+		b = layout(b)
 	}
 	data, err := bundles.Build(b, nil)
 	if err != nil {

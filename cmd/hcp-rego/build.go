@@ -32,11 +32,12 @@ func newBuildCommand(s streams) *cobra.Command {
 		Short: "Build the OPA bundle (.tar.gz) for sidecars, optionally signed",
 		Long: `Build lints and compiles the packs and grant files into a standard OPA
 bundle: the hcp.authz decision library (its only Rego), the packs' rows as
-data.hcp_packs, the grant tables as data.hcp_grants, and a .manifest with
-the revision, the roots hcp/authz, hcp_packs and hcp_grants (hcp/ext is
-left to the runtime), rego_version 1 and metadata.hcp (each pack, and the
-sha256 of each source file). The revision defaults to a digest of that
-content.
+data.hcp_packs, the grant tables as data.hcp_grants with the sha256 of each
+source file beside them (data.hcp_grants.sources), and a .manifest with the
+revision, the roots hcp/authz, hcp_packs and hcp_grants (hcp/ext is left
+to the runtime), rego_version 1 and metadata.hcp (the number of packs and
+of source files, and the sha256 of that list, which eval --bundle, pull and
+push check). The revision defaults to a digest of that content.
 
 The same inputs give a byte-identical bundle (a PS256 or ES* signature is
 randomized by its algorithm, so a bundle signed so differs in
@@ -101,13 +102,13 @@ func noteReadLimit(w io.Writer, terms, limit int64) {
 }
 
 // sizeFor is the least --max-bundle-bytes in whole MiB that reads terms
-// terms: a 256th of it, and never fewer than the smallest size reads
-// (bundles.LimitsOf).
+// terms: a 64th of it (bundles.BytesPerTerm), and never fewer than the
+// smallest size reads (bundles.LimitsOf).
 func sizeFor(terms int64) int64 {
 	if terms <= bundles.LimitsOf(minBundleLimit).Terms {
 		return minBundleLimit
 	}
-	return (terms*256 + 1<<20 - 1) >> 20 << 20
+	return (terms*bundles.BytesPerTerm + 1<<20 - 1) >> 20 << 20
 }
 
 // buildGCPercent is the collector's GOGC while a build runs. A build is

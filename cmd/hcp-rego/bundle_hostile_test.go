@@ -37,12 +37,12 @@ func TestHostileBundles(t *testing.T) {
 		}},
 		{name: "a folder that holds no bundle",
 			make: func(t *testing.T, dir string) string { return filepath.Join(dir, "pack") }},
-		{name: "a module of 80 MiB",
+		{name: "a module of 130 MiB",
 			make: func(t *testing.T, dir string) string {
 				return tarball(t, dir, func(w io.Writer) {
 					tw := tar.NewWriter(w)
-					tw.WriteHeader(&tar.Header{Name: "hcp/authz/x.rego", Mode: 0o644, Size: 80 << 20})
-					tw.Write(make([]byte, 80<<20))
+					tw.WriteHeader(&tar.Header{Name: "hcp/authz/x.rego", Mode: 0o644, Size: 130 << 20})
+					tw.Write(make([]byte, 130<<20))
 					tw.Close()
 				})
 			}},
@@ -196,7 +196,8 @@ func TestBundleTypeErrorNamed(t *testing.T) {
 }
 
 // The bundle of issue 15: files of 60 MiB of zeros, each under the limit
-// of 64 MiB a file, together over the limit of 256 MiB in all. Issue 15
+// of a file (64 MiB then, 128 MiB now), together over the limit of 256
+// MiB in all. Issue 15
 // took 48 of them (2 MB gzipped) to 3 GB; 8 (480 MiB) keep the test
 // affordable while a reader that holds every file before judging the
 // total (OPA's tarball loader) still allocates far past the bound.
@@ -289,16 +290,16 @@ func TestHostileBundleTotal(t *testing.T) {
 }
 
 // TestMaxBundleBytes checks that --max-bundle-bytes raises both limits: a
-// bundle with a 65 MiB file, over the default limit of 64 MiB a file, is
-// refused by default with the flag named, and decided with the flag. A
-// value that is no size, or out of range, is a usage error.
+// bundle with a 129 MiB file, over the default limit of 128 MiB a file,
+// is refused by default with the flag named, and decided with the flag.
+// A value that is no size, or out of range, is a usage error.
 func TestMaxBundleBytes(t *testing.T) {
 	dir, _ := fixture(t, nil)
 	good := buildGood(t, dir)
-	bundle := withFile(t, dir, good, "/pad.txt", make([]byte, 65<<20))
+	bundle := withFile(t, dir, good, "/pad.txt", make([]byte, 129<<20))
 	input := filepath.Join(dir, "input.json")
 	o := runWithin(t, bundleBound, "eval", "--bundle", bundle, "--input", input)
-	want := bundle + ": bundle refused: pad.txt is larger than the limit of 64 MiB for one file; --max-bundle-bytes raises it\n"
+	want := bundle + ": bundle refused: pad.txt is larger than the limit of 128 MiB for one file; --max-bundle-bytes raises it\n"
 	if o.code != exitBadInput || o.stderr != want {
 		t.Errorf("default limits: exit %d, stderr %q; want exit 2 and %q", o.code, o.stderr, want)
 	}

@@ -16,8 +16,14 @@ func zerosModule(pkg string, n int) string {
 }
 
 // hostileZeros is 1.5 million terms in 3 MB, past the limit of 1,048,576
-// terms: parsed, it costs some 1.8 GB.
-const hostileZeros = 1_500_000
+// terms of the modules one run reads: parsed, it costs some 1.8 GB.
+// hostileBundleZeros is 4.5 million in 9 MB, past the limit of 4,194,304
+// terms of a bundle's modules (room for 10,000 generated pack modules):
+// parsed, some 5.4 GB.
+const (
+	hostileZeros       = 1_500_000
+	hostileBundleZeros = 4_500_000
+)
 
 // termLimit is the end of the refusal of Rego past the run's limit.
 const termLimit = `Rego refused: the modules read take more than the limit of 1048576 terms in all \(identifiers, numbers, strings, brackets and operators\), here\n$`
@@ -44,9 +50,10 @@ func TestHostileRegoTerms(t *testing.T) {
 	})
 	t.Run("eval --bundle", func(t *testing.T) {
 		dir, _ := fixture(t, nil)
-		bundle := oneModule(t, dir, "/hcp/ext/x.rego", ext)
-		o := runInProcess(t, len(ext), "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
-		want := regexp.MustCompile(`^` + regexp.QuoteMeta(bundle) + `: bundle refused: hcp/ext/x\.rego:3:\d+ takes its Rego modules past the limit of 1048576 terms in all \(identifiers, numbers, strings, brackets and operators\); --max-bundle-bytes raises it\n$`)
+		module := zerosModule("hcp.ext", hostileBundleZeros)
+		bundle := oneModule(t, dir, "/hcp/ext/x.rego", module)
+		o := runInProcess(t, len(module), "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
+		want := regexp.MustCompile(`^` + regexp.QuoteMeta(bundle) + `: bundle refused: hcp/ext/x\.rego:3:\d+ takes its Rego modules past the limit of 4194304 terms in all \(identifiers, numbers, strings, brackets and operators\); --max-bundle-bytes raises it\n$`)
 		if o.code != exitBadInput || o.stdout != "" || !want.MatchString(o.stderr) {
 			t.Errorf("exit %d, stdout %q, stderr %.300q; want exit 2 and %s", o.code, o.stdout, o.stderr, want)
 		}

@@ -1,6 +1,6 @@
 # Preview of a confirm-gated call (docs/decisions.md): the row's cli
 # template with the call's arguments, in one sprintf when the call gives
-# every argument the row's preview format names, else token by token, in a
+# every argument the row's preview_format names, else token by token, in a
 # few comprehensions without helper functions, which cost more than the
 # work.
 package hcp.authz
@@ -23,9 +23,9 @@ _preview := {"command": _call.key, "args": _args, "cli": _cli} if {
 
 # _cli is the row's cli template with the call's arguments filled in;
 # undefined when the command has no template.
-_cli := sprintf(_row.preview.format, words) if {
-	words := [_shell_word(s) | some name in _row.preview.args; s := _args[name]; is_string(s)]
-	count(words) == count(_row.preview.args)
+_cli := sprintf(_row.preview_format, words) if {
+	words := [_shell_word(s) | some name in _row.preview_args; s := _args[name]; is_string(s)]
+	count(words) == count(_row.preview_args)
 } else := concat(" ", array.concat(words, _confirm_flag)) if {
 	is_array(_tokens)
 	words := [text | some i, t in _tokens; not i in _dropped; text := object.get(_quoted, i, t)]

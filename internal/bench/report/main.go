@@ -25,7 +25,7 @@ func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
 	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, publishing or rollout")
-	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade)")
+	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade); "+layoutListed+", r1 with the manifest listing every source file, as built before the list moved to data, and r2 as now")
 	flag.Parse()
 	if *quick {
 		*rounds = 1
@@ -59,8 +59,8 @@ func run(ctx context.Context, quick bool, rounds int, only, layout string) error
 	if only != "" && !slices.ContainsFunc(steps, func(s step) bool { return s.name == only }) {
 		return fmt.Errorf("-only %q: no such table", only)
 	}
-	if !slices.Contains([]string{layoutCurrent, layoutLegacy, layoutUpgrade}, layout) {
-		return fmt.Errorf("-layout %q: want %s, %s or %s", layout, layoutCurrent, layoutLegacy, layoutUpgrade)
+	if !slices.Contains([]string{layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed}, layout) {
+		return fmt.Errorf("-layout %q: want %s, %s, %s or %s", layout, layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed)
 	}
 	work, err := os.MkdirTemp("", "hcp-rego-bench-")
 	if err != nil {

@@ -9,12 +9,16 @@ import (
 
 // The layouts the rollout table can measure (-layout): the bundles as
 // built now, with the grant tables at the data root hcp_grants; as built
-// before, with them at hcp.grants (bundletest.LegacyLayout); or r1 as
-// before and r2 as now, the one replacement that upgrades a sidecar.
+// before, with them at hcp.grants (bundletest.LegacyLayout); r1 as
+// before and r2 as now, the one replacement that upgrades a sidecar; or
+// r1 as built before the list of sources left the manifest
+// (bundletest.ListedManifest) and r2 as now, the replacement that
+// upgrades a sidecar from that layout.
 const (
 	layoutCurrent = "current"
 	layoutLegacy  = "legacy"
 	layoutUpgrade = "upgrade"
+	layoutListed  = "listed"
 )
 
 // rolloutSetNames are the rollout table's sets, smallest first: the curve
@@ -229,6 +233,8 @@ func rolloutNotes(t *tools, sums []rolloutSummary) []string {
 		notes = append(notes, "Layout legacy: both revisions as built before the grant tables left hcp (data.hcp.grants, bundletest.LegacyLayout): what a rollout cost then. The 3,000-pack set is left out: a replacement of it takes tens of minutes.")
 	case layoutUpgrade:
 		notes = append(notes, "Layout upgrade: r1 as built before the grant tables left hcp (data.hcp.grants), r2 as now (data.hcp_grants): the replacement is the one-time upgrade, and under load the sidecar goes back to the old layout. The 3,000-pack set is left out.")
+	case layoutListed:
+		notes = append(notes, "Layout listed: r1 as built before the list of sources left the manifest (metadata.hcp naming every pack and file, bundletest.ListedManifest), r2 as now (the list at data.hcp_grants.sources): the replacement is the one-time upgrade, and under load the sidecar goes back to the old layout. The 3,000-pack set is left out.")
 	}
 	return notes
 }

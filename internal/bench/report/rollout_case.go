@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/bundle"
+
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/internal/bench/largeset"
 	"github.com/hcp-rego/hcp-rego/internal/bundletest"
@@ -69,8 +71,7 @@ func (t *tools) rolloutCase(s *set) (*rolloutCase, error) {
 	}
 	for i, src := range sources {
 		name := fmt.Sprintf("%s-r%d", s.name, i+1)
-		legacy := t.layout == layoutLegacy || (t.layout == layoutUpgrade && i == 0)
-		if c.revs[i], err = t.revisionFile(src, name, legacy, c.bodies); err != nil {
+		if c.revs[i], err = t.revisionFile(src, name, t.layoutOf(i), c.bodies); err != nil {
 			return nil, err
 		}
 	}
@@ -86,10 +87,22 @@ func (t *tools) rolloutCase(s *set) (*rolloutCase, error) {
 	return c, nil
 }
 
-// revisionFile builds src's bundle as revision name, in the layout of the
-// bundles built before the grant tables left hcp when legacy is set, and
-// decides each request body's input with the embedded evaluator on it.
-func (t *tools) revisionFile(src *set, name string, legacy bool, bodies [][]byte) (*revisionFile, error) {
+// layoutOf is what turns revision rev (0 for r1) into the layout -layout
+// asks for, nil for the bundle as built.
+func (t *tools) layoutOf(rev int) func(*bundle.Bundle) *bundle.Bundle {
+	switch {
+	case t.layout == layoutLegacy, t.layout == layoutUpgrade && rev == 0:
+		return bundletest.LegacyLayout
+	case t.layout == layoutListed && rev == 0:
+		return bundletest.ListedManifest
+	}
+	return nil
+}
+
+// revisionFile builds src's bundle as revision name, in the layout that
+// layout gives it if any, and decides each request body's input with the
+// embedded evaluator on it.
+func (t *tools) revisionFile(src *set, name string, layout func(*bundle.Bundle) *bundle.Bundle, bodies [][]byte) (*revisionFile, error) {
 	file := filepath.Join(t.work, name+".tar.gz")
 	if _, err := t.exec(t.hcp, append(append([]string{"build"}, src.args()...), "-o", file, "--revision", name)...); err != nil {
 		return nil, err
@@ -98,8 +111,8 @@ func (t *tools) revisionFile(src *set, name string, legacy bool, bodies [][]byte
 	if err != nil {
 		return nil, err
 	}
-	if legacy {
-		b = bundletest.LegacyLayout(b)
+	if layout != nil {
+		b = layout(b)
 		data, err := bundles.Build(b, nil)
 		if err != nil {
 			return nil, err
