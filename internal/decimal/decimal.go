@@ -5,6 +5,7 @@
 package decimal
 
 import (
+	"cmp"
 	"encoding/json"
 	"math/big"
 	"regexp"
@@ -95,7 +96,7 @@ func ParseDecimal(text string) (*Decimal, bool) {
 // Cmp compares d and o by value: -1, 0 or 1.
 func (d *Decimal) Cmp(o *Decimal) int {
 	if s, t := d.sign(), o.sign(); s != t || s == 0 {
-		return cmpInt(s, t)
+		return cmp.Compare(s, t)
 	}
 	magnitude := d.exp.Cmp(&o.exp)
 	if magnitude == 0 {
@@ -112,16 +113,6 @@ func (d *Decimal) sign() int {
 		return -1
 	}
 	return 1
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // sameNumber reports whether two number texts are equal: by value when
