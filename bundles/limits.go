@@ -22,7 +22,8 @@ import (
 // archive or the folder is read, so that a bundle is refused once it
 // passes them, before the rest is read (SPEC §5).
 type Limits struct {
-	// FileBytes bounds each file.
+	// FileBytes bounds each file: as much as TotalBytes in DefaultLimits
+	// and LimitsOf, since a bundle build writes is all but one data.json.
 	FileBytes int64
 	// TotalBytes bounds all the files together, each entry of a .tar.gz
 	// (a folder's entry, or any other that is no file, too) and each file
@@ -45,51 +46,62 @@ type Limits struct {
 	Terms int64
 }
 
-// The limits of SPEC §5: 256 MiB in all and 128 MiB a file, uncompressed,
-// 22,369,621 values and 4,194,304 terms, which admit the largest bundles
-// build writes for 1,000,000 grants and 10,000 packs with room to spare.
-// Measured on bench/largeset's shapes and on the (90% principal
-// grants of a tenant on one command, 10% role grants on a pack, 10,000
-// tenants), 1,000,000 grants in 10 files: the largest, 10,000 packs of 50
-// commands, is a data.json of 66.9 MB (63.8 MiB; 59.3 MB with 1,000
-// packs), 165.5 MiB in all with its 10,012 entries, 3,817,277 values and
-// 1,846,803 terms (10,000 generated modules; 190,803 with 1,000 packs).
-// A file holds twice the largest data.json, room for ids twice as long;
-// in all 1.5 times the largest bundle; values 5.8 times and terms 2.3
-// times theirs. Once a pack's rows are data rather than a generated
-// module, the terms are the library's and the values grow by the rows'.
+// The limits of SPEC §5: 256 MiB in all, and a file as large (SPEC's 64
+// MiB a file is too little for the rows of 10,000 packs), uncompressed,
+// 22,369,621 values and 1,048,576 terms, which admit the largest bundles
+// build writes for 1,000,000 grants and 10,000 packs. Measured on
+// bench/largeset's shapes and on the (90% principal grants of a
+// tenant on one command, 10% role grants on a pack, 10,000 tenants),
+// 1,000,000 grants in 10 files over 10,000 packs of 50 commands and 2
+// triggers, sources named from the set's folder: the largest is a
+// data.json of 169.2 MB (161.4 MiB; 156.7 MB of the shape), 11
+// entries, 14,807,277 values and the library's 6,179 terms. The packs'
+// rows are 123.3 MB and 10,990,001 values of it, the grant tables the
+// rest (1,000 packs: 42.9 and 38.6 MB). A file, and the bundle, may hold
+// 1.59 times that data.json (room for 190 bytes more a row: longer ids,
+// source paths), its values 1.51 times; terms 170 times the library's.
+// eval --bundle of that bundle allocated 2.7 GiB and peaked at 2.0 GiB
+// resident. The costliest bundles within the limits, measured the same
+// way (allocated, peak resident), are a data.json of 22.4 million short
+// strings filling 256 MiB (3.1 GiB, 2.1 GiB) and one of zeros at the limit
+// of values with a module of a million strings filling the rest (4.2
+// GiB, 2.6 GiB; 7.1 and 3.4 GiB at the limits before rows were data,
+// 128 MiB a file and 4,194,304 terms).
 const (
 	MaxTotalBytes = 256 << 20
-	MaxFileBytes  = MaxTotalBytes / 2
-	MaxValues     = MaxFileBytes / bytesPerValue
+	MaxFileBytes  = MaxTotalBytes
+	MaxValues     = MaxTotalBytes / bytesPerValue
 	MaxTerms      = MaxTotalBytes / BytesPerTerm
 )
 
-// bytesPerValue is how many bytes of a file the limit of values allows
-// one value: 6, a sixth of a value a byte, 22,369,621 by default (a third
-// of 64 MiB, as before a file could hold 128 MiB: what OPA's reader
-// allocates for values did not grow with the file). The data of a bundle
-// hcp-rego builds is all but one data.json (the grants' tables; a bundle
-// folder splits off a few small ones) of at most FileBytes. Its values and
-// names a byte, measured: 0.118 for the example set (testdata/packs and
-// its two grant files, 1 KB), 0.076 and 0.038 for 1,000,000 grants of
-// bench/largeset's and of the shape (30 and 59 MB), and some 0.05
-// for 15,000 grants of three-letter principals in five tenants
-// (TestReadDenseGrantsAtByteLimit); .manifest 0.023 to 0.033. A sixth is
-// above the densest. At the limit, OPA's reader allocates 2.4 GB for a
-// data.json of zeros and 1.4 GB for wide objects in two files.
-const bytesPerValue = 6
+// bytesPerValue is how many bytes of a bundle, in all, the limit of
+// values allows one value: 12, a twelfth of a value a byte, 22,369,621 by
+// default, as when a file could hold 128 MiB at a sixth of a value a byte:
+// what OPA's reader allocates for values did not grow with the file. Real
+// data holds, values and names a byte, measured: 0.087 for 10,000 packs
+// and 1,000,000 grants of bench/largeset's shape (the rows 0.089, the
+// grant tables 0.083) and 0.082 of the issue's, 0.118 for the example set
+// (testdata/packs and its two grant files, 1 KB), some 0.05 for 15,000
+// grants of three-letter principals in five tenants
+// (TestReadDenseGrantsAtByteLimit); .manifest 0.023 to 0.033. So data as
+// dense as the rows reaches the limit of values a few percent before the
+// limit of bytes: --max-bundle-bytes raises both. At the limit, OPA's
+// reader allocates 2.4 GiB for a data.json of zeros (45 MB), 2.4 GiB for
+// long member names and 3.1 GiB for short strings filling 256 MiB.
+const bytesPerValue = 12
 
 // BytesPerTerm is how many bytes of a bundle, in all, the limit of terms
-// allows one term of its Rego modules: 64, or 4,194,304 terms in
-// DefaultLimits. Measured with regolimit.RegoTerms (comments count one
-// each), the embedded library makes 6,803 terms in 36 KB, and the
-// pack modules hcp-rego generates a term every 54 bytes: 190,803 terms
-// with the library for 1,000 packs of bench/largeset, 1,846,803 for
-// 10,000 (100 MB of modules). OPA holds at most about 1.2 KB a term (long
-// arrays of numbers or strings; see regolimit.MaxRegoTerms), 5 GB at the
-// limit; eval --bundle of the 10,000-pack bundle peaked at 2.0 GB.
-const BytesPerTerm = 64
+// allows one term of its Rego modules: 256, or 1,048,576 terms in
+// DefaultLimits, as many as regolimit.MaxRegoTerms allows a run's own
+// Rego. The library is a bundle's only Rego: measured with
+// regolimit.RegoTerms (comments count one each), 6,179 terms in 33 KB. A
+// bundle built when each pack was a generated module (1,846,803 terms for
+// 10,000 packs) is refused by its roots whatever --max-bundle-bytes
+// allows. OPA holds at
+// most about 1.2 KB a term (long arrays of numbers or strings; see
+// regolimit.MaxRegoTerms): at the limit, a module of zeros (2 MB)
+// allocated 1.2 GiB and one of strings filling 256 MiB 1.9 GiB.
+const BytesPerTerm = 256
 
 // EntryBytes is what each entry of a bundle counts against the limit in
 // all besides its content: 1 KiB, so that what an archive of empty
@@ -99,27 +111,24 @@ const BytesPerTerm = 64
 // compressed) took eval --bundle 362 MB at its peak where the bundle
 // alone took 27 MB, some 700 bytes a file, and one of 480,000 empty
 // folders 1.7 s. At 1 KiB an entry, 256 MiB in all holds at most 262,144
-// entries, and the 3000-pack set of bench/largeset counts some 3 MiB
-// more than its 30 MB of modules.
+// entries; a bundle build writes has 11 (12 signed).
 const EntryBytes = 1 << 10
 
-// DefaultLimits are SPEC §5's: 128 MiB a file and 256 MiB in all,
-// 22,369,621 values in all (MaxValues) and 4,194,304 terms of Rego
+// DefaultLimits are SPEC §5's: 256 MiB in all and as much a file,
+// 22,369,621 values in all (MaxValues) and 1,048,576 terms of Rego
 // (MaxTerms).
 var DefaultLimits = Limits{FileBytes: MaxFileBytes, TotalBytes: MaxTotalBytes, Values: MaxValues, Terms: MaxTerms}
 
 // LimitsOf returns the limits for a bundle of at most total bytes in all,
-// each file at most half of it, values as many as a sixth of the bytes of
-// a file (a twelfth of the total) and terms a 64th of the total (at least
-// minTerms), as in DefaultLimits: one number raises all four for a very
-// large grant or pack set.
+// a file as large, values a twelfth of the total and terms a 256th (at
+// least minTerms), as in DefaultLimits: one number raises all four for a
+// very large grant or pack set.
 func LimitsOf(total int64) Limits {
-	file := total / 2
-	return Limits{FileBytes: file, TotalBytes: total, Values: file / bytesPerValue, Terms: max(total/BytesPerTerm, minTerms)}
+	return Limits{FileBytes: total, TotalBytes: total, Values: total / bytesPerValue, Terms: max(total/BytesPerTerm, minTerms)}
 }
 
 // minTerms is the least limit of terms that LimitsOf gives, 65,536, for a
-// bundle of 4 MiB or less: 9 times the library's 6,803 terms, so that a
+// bundle of 16 MiB or less: 10 times the library's 6,179 terms, so that a
 // bundle of a few packs is read under the least --max-bundle-bytes (1
 // MiB), at some 80 MB at most.
 const minTerms = 1 << 16

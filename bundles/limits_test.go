@@ -143,7 +143,7 @@ func TestReadEmptyEntriesRefused(t *testing.T) {
 			}
 			path := sized{1024}.tarball(t, extra...)
 			_, err := bundles.Read(path, nil, bundles.DefaultLimits)
-			checkLimitError(t, path, err, "its files are larger than the limit of 256 MiB in all, uncompressed, each entry counted as 1 KiB besides its content")
+			checkLimitError(t, path, err, fmt.Sprintf("its files are larger than the limit of %d MiB in all, uncompressed, each entry counted as 1 KiB besides its content", bundles.DefaultLimits.TotalBytes>>20))
 		})
 	}
 }
@@ -166,22 +166,19 @@ func checkLimitError(t *testing.T, path string, err error, want string) {
 }
 
 // TestLimitsOf checks that one number gives all four limits, in the
-// ratio of the defaults.
+// ratio of the defaults, and the defaults themselves.
 func TestLimitsOf(t *testing.T) {
 	if got := bundles.LimitsOf(bundles.MaxTotalBytes); got != bundles.DefaultLimits {
 		t.Errorf("LimitsOf(%d) = %+v, want the defaults %+v", bundles.MaxTotalBytes, got, bundles.DefaultLimits)
 	}
-	if got := bundles.LimitsOf(1 << 30); got.FileBytes != 512<<20 || got.TotalBytes != 1<<30 || got.Values != 89_478_485 {
-		t.Errorf("LimitsOf(1 GiB) = %+v, want 512 MiB a file, 1 GiB in all and 89,478,485 values (a sixth of 512 MiB)", got)
+	if got, want := bundles.LimitsOf(1<<30), (bundles.Limits{FileBytes: 1 << 30, TotalBytes: 1 << 30, Values: 89_478_485, Terms: 4 << 20}); got != want {
+		t.Errorf("LimitsOf(1 GiB) = %+v, want %+v: 1 GiB a file and in all, a twelfth of it values and a 256th terms", got, want)
 	}
-	if d := bundles.DefaultLimits; d.FileBytes != 128<<20 || d.TotalBytes != 256<<20 || d.Values != 22_369_621 {
-		t.Errorf("DefaultLimits = %+v, want 128 MiB a file, 256 MiB in all and 22,369,621 values (a sixth of 128 MiB)", d)
-	}
-	if got := bundles.LimitsOf(1 << 30).Terms; got != 16<<20 || bundles.DefaultLimits.Terms != 4<<20 {
-		t.Errorf("terms %d for 1 GiB and %d by default, want 16,777,216 and 4,194,304 (a 64th of the bytes in all)", got, bundles.DefaultLimits.Terms)
+	if d, want := bundles.DefaultLimits, (bundles.Limits{FileBytes: 256 << 20, TotalBytes: 256 << 20, Values: 22_369_621, Terms: 1 << 20}); d != want {
+		t.Errorf("DefaultLimits = %+v, want %+v: 256 MiB a file and in all, 22,369,621 values and 1,048,576 terms", d, want)
 	}
 	if got := bundles.LimitsOf(1 << 20).Terms; got != 1<<16 {
-		t.Errorf("terms %d for 1 MiB, want at least 65,536, room for the library's 6,803", got)
+		t.Errorf("terms %d for 1 MiB, want at least 65,536, room for the library's 6,179", got)
 	}
 }
 
@@ -199,7 +196,7 @@ func TestReadDecisionBundleWithinLimits(t *testing.T) {
 }
 
 // TestReadExampleUnderLeastLimits checks that the example bundle, whose
-// modules are mostly the library's 6,803 terms, is read under the limits
+// modules are the library's 6,179 terms, is read under the limits
 // of the least --max-bundle-bytes, 1 MiB.
 func TestReadExampleUnderLeastLimits(t *testing.T) {
 	path := writeTemp(t, "b.tar.gz", build(t, "", nil))

@@ -102,7 +102,7 @@ func noteReadLimit(w io.Writer, terms, limit int64) {
 }
 
 // sizeFor is the least --max-bundle-bytes in whole MiB that reads terms
-// terms: a 64th of it (bundles.BytesPerTerm), and never fewer than the
+// terms: a 256th of it (bundles.BytesPerTerm), and never fewer than the
 // smallest size reads (bundles.LimitsOf).
 func sizeFor(terms int64) int64 {
 	if terms <= bundles.LimitsOf(minBundleLimit).Terms {

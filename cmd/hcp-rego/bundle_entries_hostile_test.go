@@ -40,7 +40,7 @@ func TestHostileBundleEmptyEntries(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			bundle := withEntries(t, dir, good, c.typ, c.n)
 			o := runWithin(t, bound, "eval", "--bundle", bundle, "--input", input)
-			want := bundle + ": bundle refused: its files are larger than the limit of 256 MiB in all, uncompressed, each entry counted as 1 KiB besides its content; --max-bundle-bytes raises it\n"
+			want := bundle + ": bundle refused: its files are larger than the limit of " + totalLimit + " in all, uncompressed, each entry counted as 1 KiB besides its content; --max-bundle-bytes raises it\n"
 			if c.code == exitOK {
 				want = ""
 			}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
 )
 
 // TestHostileBundles gives eval --bundle files that are no bundle, or a
@@ -37,14 +39,9 @@ func TestHostileBundles(t *testing.T) {
 		}},
 		{name: "a folder that holds no bundle",
 			make: func(t *testing.T, dir string) string { return filepath.Join(dir, "pack") }},
-		{name: "a module of 130 MiB",
+		{name: "a module past the limit of a file",
 			make: func(t *testing.T, dir string) string {
-				return tarball(t, dir, func(w io.Writer) {
-					tw := tar.NewWriter(w)
-					tw.WriteHeader(&tar.Header{Name: "hcp/authz/x.rego", Mode: 0o644, Size: 130 << 20})
-					tw.Write(make([]byte, 130<<20))
-					tw.Close()
-				})
+				return withZeros(t, dir, nil, "hcp/authz/x.rego", bundles.DefaultLimits.FileBytes+2<<20)
 			}},
 	}
 	for _, c := range cases {
@@ -156,27 +153,67 @@ func TestBundleModuleNamePrintable(t *testing.T) {
 func withFile(t *testing.T, dir string, good []byte, name string, body []byte) string {
 	t.Helper()
 	return tarball(t, dir, func(w io.Writer) {
-		zr, err := gzip.NewReader(bytes.NewReader(good))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, tw := tar.NewReader(zr), tar.NewWriter(w)
-		for {
-			h, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			tw.WriteHeader(h)
-			io.Copy(tw, tr)
-		}
+		tw := tar.NewWriter(w)
+		copyEntries(t, tw, good)
 		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body))})
 		tw.Write(body)
 		tw.Close()
 	})
 }
+
+// copyEntries writes the entries of the .tar.gz good, if any, to tw.
+func copyEntries(t *testing.T, tw *tar.Writer, good []byte) {
+	t.Helper()
+	if good == nil {
+		return
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tr := tar.NewReader(zr); ; {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw.WriteHeader(h)
+		io.Copy(tw, tr)
+	}
+}
+
+// withZeros writes, in dir, the bundle good (nil for none) with one more
+// file, name, of size bytes of zeros (a whole number of MiB), and returns
+// its path. The zeros are gzip members of a MiB (a gzip reader reads
+// members as one stream), compressed once, so that a test pays for
+// reading a file past the limit, not for writing it.
+func withZeros(t *testing.T, dir string, good []byte, name string, size int64) string {
+	t.Helper()
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	tw := tar.NewWriter(zw)
+	copyEntries(t, tw, good)
+	tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: size})
+	zw.Close()
+	for range size >> 20 {
+		out.Write(zeroMiB())
+	}
+	zw = gzip.NewWriter(&out)
+	zw.Write(make([]byte, 1024)) // the end of the archive
+	zw.Close()
+	return writeBundleFile(t, dir, out.Bytes())
+}
+
+// zeroMiB is a MiB of zeros as a gzip member, made once.
+var zeroMiB = sync.OnceValue(func() []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(make([]byte, 1<<20))
+	zw.Close()
+	return buf.Bytes()
+})
 
 // TestBundleTypeErrorNamed checks that a module of a bundle that parses
 // but does not type-check is named inside the bundle, after the bundle's
@@ -196,18 +233,21 @@ func TestBundleTypeErrorNamed(t *testing.T) {
 }
 
 // The bundle of issue 15: files of 60 MiB of zeros, each under the limit
-// of a file (64 MiB then, 128 MiB now), together over the limit of 256
-// MiB in all. Issue 15
-// took 48 of them (2 MB gzipped) to 3 GB; 8 (480 MiB) keep the test
+// of a file (64 MiB then), together over the limit in all (256 MiB, as
+// large as a file now). Issue 15 took 48 of them (2 MB gzipped) to 3 GB;
+// 8 (480 MiB by default, four files past the limit) keep the test
 // affordable while a reader that holds every file before judging the
 // total (OPA's tarball loader) still allocates far past the bound.
 const (
-	zeroFiles     = 8
 	zeroFileBytes = 60 << 20
-	// bundleBound is what refusing it may allocate: the 256 MiB the
-	// limit lets a reader hold, and a base.
-	bundleBound = 256<<20 + baseAllocation
+	zeroFiles     = bundles.MaxTotalBytes/zeroFileBytes + 4
+	// bundleBound is what refusing it may allocate: the bytes in all
+	// that the default limit lets a reader hold, and a base.
+	bundleBound = bundles.MaxTotalBytes + baseAllocation
 )
+
+// totalLimit names the default limit in all, as a refusal names it.
+var totalLimit = fmt.Sprintf("%d MiB", bundles.DefaultLimits.TotalBytes>>20)
 
 // zeroFile is one zeroFileBytes file of zeros as a gzip member, made once.
 var zeroFile = sync.OnceValue(func() []byte {
@@ -282,30 +322,32 @@ func TestHostileBundleTotal(t *testing.T) {
 			bundle := c.make(t, dir)
 			args := append([]string{"eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json")}, c.key...)
 			o := runWithin(t, bundleBound, args...)
-			if o.code != exitBadInput || o.stdout != "" || !strings.HasPrefix(o.stderr, bundle+": ") || !strings.Contains(o.stderr, "256 MiB") {
-				t.Errorf("exit %d, stdout %q, stderr %.500q; want exit 2 and a message that starts %s: and names the limit of 256 MiB", o.code, o.stdout, o.stderr, bundle)
+			if o.code != exitBadInput || o.stdout != "" || !strings.HasPrefix(o.stderr, bundle+": ") || !strings.Contains(o.stderr, "limit of "+totalLimit+" in all") {
+				t.Errorf("exit %d, stdout %q, stderr %.500q; want exit 2 and a message that starts %s: and names the limit of %s in all", o.code, o.stdout, o.stderr, bundle, totalLimit)
 			}
 		})
 	}
 }
 
 // TestMaxBundleBytes checks that --max-bundle-bytes raises both limits: a
-// bundle with a 129 MiB file, over the default limit of 128 MiB a file,
-// is refused by default with the flag named, and decided with the flag.
-// A value that is no size, or out of range, is a usage error.
+// bundle with a file a MiB over the default limit of a file (257 MiB) is
+// refused by default with the flag named, and decided with the flag,
+// holding that file once. A value that is no size, or out of range, is a
+// usage error.
 func TestMaxBundleBytes(t *testing.T) {
 	dir, _ := fixture(t, nil)
 	good := buildGood(t, dir)
-	bundle := withFile(t, dir, good, "/pad.txt", make([]byte, 129<<20))
+	bundle := withZeros(t, dir, good, "/pad.txt", bundles.DefaultLimits.FileBytes+1<<20)
 	input := filepath.Join(dir, "input.json")
 	o := runWithin(t, bundleBound, "eval", "--bundle", bundle, "--input", input)
-	want := bundle + ": bundle refused: pad.txt is larger than the limit of 128 MiB for one file; --max-bundle-bytes raises it\n"
+	want := fmt.Sprintf("%s: bundle refused: pad.txt is larger than the limit of %d MiB for one file; --max-bundle-bytes raises it\n", bundle, bundles.DefaultLimits.FileBytes>>20)
 	if o.code != exitBadInput || o.stderr != want {
 		t.Errorf("default limits: exit %d, stderr %q; want exit 2 and %q", o.code, o.stderr, want)
 	}
-	o = runWithin(t, bundleBound, "eval", "--bundle", bundle, "--input", input, "--max-bundle-bytes", "512MiB")
+	raised := sizeText(2 * bundles.DefaultLimits.TotalBytes)
+	o = runWithin(t, bundleBound, "eval", "--bundle", bundle, "--input", input, "--max-bundle-bytes", raised)
 	if o.code != exitOK || !strings.Contains(o.stdout, `"code": "allowed"`) {
-		t.Errorf("--max-bundle-bytes 512MiB: exit %d, stdout %q, stderr %q; want the call allowed", o.code, o.stdout, o.stderr)
+		t.Errorf("--max-bundle-bytes %s: exit %d, stdout %q, stderr %q; want the call allowed", raised, o.code, o.stdout, o.stderr)
 	}
 	for value, want := range map[string]string{
 		"":                       "empty value",
@@ -437,7 +479,7 @@ func replacedFile(t *testing.T, dir string, good []byte, name string, body []byt
 // limit named, and the run allocates no more than the byte limits let it
 // hold, where OPA's reader would allocate gigabytes.
 func TestHostileBundleValues(t *testing.T) {
-	const limit = "takes its JSON files past the limit of 22369621 values in all (member names count as values); --max-bundle-bytes raises it\n"
+	limit := fmt.Sprintf("takes its JSON files past the limit of %d values in all (member names count as values); --max-bundle-bytes raises it\n", bundles.DefaultLimits.Values)
 	wide := []tarFile{{"/a/data.json", wideData()}, {"/b/data.json", wideData()}}
 	cases := []struct {
 		name string

@@ -13,9 +13,9 @@ import (
 
 // bundleLimit is the --max-bundle-bytes flag of a command that reads a
 // bundle (eval --bundle, pull, replay --bundle): the most the
-// bundle may hold uncompressed, in all, half of that a file, and a
-// twelfth of it JSON values in its data files and a 64th of it terms in
-// its Rego modules (bundles.LimitsOf; SPEC §5).
+// bundle may hold uncompressed, in all and in one file, and a twelfth of
+// it JSON values in its data files and a 256th of it terms in its Rego
+// modules (bundles.LimitsOf; SPEC §5).
 type bundleLimit struct {
 	limits bundles.Limits
 	set    bool
@@ -24,7 +24,7 @@ type bundleLimit struct {
 // addBundleLimitFlag adds --max-bundle-bytes to f, read into l.
 func addBundleLimitFlag(f *pflag.FlagSet, l *bundleLimit) {
 	l.limits = bundles.DefaultLimits
-	f.Var(l, "max-bundle-bytes", "read at most this much of the bundle, uncompressed, in all, half of it a file, a twelfth of it JSON values and a 64th of it Rego terms, such as 1GiB (raise it past 1,000,000 grants or 10,000 packs)")
+	f.Var(l, "max-bundle-bytes", "read at most this much of the bundle, uncompressed, in all and in one file, a twelfth of it JSON values and a 256th of it Rego terms, such as 1GiB (raise it past 1,000,000 grants or 10,000 packs)")
 }
 
 func (l *bundleLimit) String() string { return sizeText(l.limits.TotalBytes) }

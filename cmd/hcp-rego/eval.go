@@ -42,10 +42,10 @@ func newEvalCommand(s streams) *cobra.Command {
 		Long: `Eval prints the decision document (docs/decisions.md) for one input: JSON by
 default, or a readable summary with --format pretty. With --bundle it
 evaluates that bundle as built, verifying its signature first when
---verification-key is given; a bundle may hold 128 MiB a file and 256 MiB
-in all, uncompressed (each entry counting 1 KiB besides its content),
+--verification-key is given; a bundle may hold 256 MiB in all and as much
+in one file, uncompressed (each entry counting 1 KiB besides its content),
 22,369,621 JSON values in the JSON files OPA parses
-and 4,194,304 terms in its Rego modules (room for 1,000,000 grants and
+and 1,048,576 terms in its Rego modules (room for 1,000,000 grants and
 10,000 packs), and --max-bundle-bytes raises all four. --ext loads a runtime's
 own rules (package hcp.ext: deny and confirm, docs/bundles.md) beside it, and
 refuses a symbolic link and a .signatures.json under its path, which

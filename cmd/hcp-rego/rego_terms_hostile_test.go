@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
 )
 
 // zerosModule is a module of package pkg whose one rule is an array of
@@ -17,12 +20,12 @@ func zerosModule(pkg string, n int) string {
 
 // hostileZeros is 1.5 million terms in 3 MB, past the limit of 1,048,576
 // terms of the modules one run reads: parsed, it costs some 1.8 GB.
-// hostileBundleZeros is 4.5 million in 9 MB, past the limit of 4,194,304
-// terms of a bundle's modules (room for 10,000 generated pack modules):
-// parsed, some 5.4 GB.
+// hostileBundleZeros is half as many again as the default limit of a
+// bundle's modules (1,572,864 terms in 3 MB, past 1,048,576, the same as
+// a run's): parsed, some 1.9 GB.
 const (
 	hostileZeros       = 1_500_000
-	hostileBundleZeros = 4_500_000
+	hostileBundleZeros = bundles.MaxTerms + bundles.MaxTerms/2
 )
 
 // termLimit is the end of the refusal of Rego past the run's limit.
@@ -53,7 +56,7 @@ func TestHostileRegoTerms(t *testing.T) {
 		module := zerosModule("hcp.ext", hostileBundleZeros)
 		bundle := oneModule(t, dir, "/hcp/ext/x.rego", module)
 		o := runInProcess(t, len(module), "eval", "--bundle", bundle, "--input", filepath.Join(dir, "input.json"))
-		want := regexp.MustCompile(`^` + regexp.QuoteMeta(bundle) + `: bundle refused: hcp/ext/x\.rego:3:\d+ takes its Rego modules past the limit of 4194304 terms in all \(identifiers, numbers, strings, brackets and operators\); --max-bundle-bytes raises it\n$`)
+		want := regexp.MustCompile(`^` + regexp.QuoteMeta(bundle) + `: bundle refused: hcp/ext/x\.rego:3:\d+ takes its Rego modules past the limit of ` + fmt.Sprint(bundles.DefaultLimits.Terms) + ` terms in all \(identifiers, numbers, strings, brackets and operators\); --max-bundle-bytes raises it\n$`)
 		if o.code != exitBadInput || o.stdout != "" || !want.MatchString(o.stderr) {
 			t.Errorf("exit %d, stdout %q, stderr %.300q; want exit 2 and %s", o.code, o.stdout, o.stderr, want)
 		}
