@@ -40,7 +40,7 @@ release: ## cross-build dist/: binaries, SHA256SUMS, OCI image layout; IMAGE=hos
 
 # Without npm (or node), make test runs everything else and says, at the
 # start and at the end, which tests it could not run.
-NO_HARNESS = note: npm or node is not on PATH, so the harness tests (internal/export: TestGeminiLoadsExports and TestCodexLoadsExports, which load exported files with Gemini CLI's and Codex's own code) did not run; install Node.js 20 or later with npm to run them
+NO_HARNESS = note: npm or node is not on PATH, so the harness tests (internal/export: TestGeminiLoadsExports and TestCodexLoadsExports, which load exported files with Gemini CLI's and Codex's own code) did not run; install Node.js 22 or later with npm to run them
 
 test: lint harness ## everything CI runs: vet, staticcheck, unit, testscript, integration, dogfood, harnesses
 	@$(MAKE) --no-print-directory gotest

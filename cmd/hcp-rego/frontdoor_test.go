@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -71,6 +74,128 @@ func TestNoSeedNumbers(t *testing.T) {
 	for _, cmd := range newRootCommand(streams{}).Commands() {
 		if m := seed.FindString(cmd.Long + cmd.Example); m != "" {
 			t.Errorf("hcp-rego %s --help: says %q, a number the reader has no document for", cmd.Name(), m)
+		}
+	}
+}
+
+// harnessLock is the lockfile of the harness packages the export tests
+// load exported files with.
+const harnessLock = "internal/export/testdata/_harness/package-lock.json"
+
+// TestNodeVersionSaid holds every "Node.js N or later" of the README, the
+// docs and the Makefile to the lowest Node.js major version that every
+// package of the harness lockfile admits, so that the prerequisite stays
+// true when the pins move.
+func TestNodeVersionSaid(t *testing.T) {
+	var lock struct {
+		Packages map[string]struct {
+			Engines json.RawMessage `json:"engines"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal([]byte(readDoc(t, harnessLock)), &lock); err != nil {
+		t.Fatal(err)
+	}
+	var ranges []string
+	for _, p := range lock.Packages {
+		var engines struct{ Node string }
+		if json.Unmarshal(p.Engines, &engines) == nil && engines.Node != "" {
+			ranges = append(ranges, engines.Node)
+		}
+	}
+	need := 0
+	for need < 100 && slices.IndexFunc(ranges, func(r string) bool { return !nodeRangeAdmits(r, need) }) >= 0 {
+		need++
+	}
+	if need == 100 {
+		t.Fatal("no Node.js major version below 100 satisfies every engines.node of " + harnessLock)
+	}
+	said := regexp.MustCompile(`Node\.js (\d+) or later`)
+	for _, file := range append(docFiles(t), "../../Makefile") {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range said.FindAllStringSubmatch(string(data), -1) {
+			if m[1] != strconv.Itoa(need) {
+				t.Errorf("%s says %q; the harness packages need Node.js %d or later", file, m[0], need)
+			}
+		}
+	}
+}
+
+// nodeRangeAdmits says whether an npm engines range ("^18.19.0 || >=20.6.0",
+// "20 || >=22", ">= 0.4") admits the newest release of Node.js major
+// version major. It reads the forms the lockfile holds; one it cannot read
+// admits nothing, so that it fails the test rather than pass it.
+func nodeRangeAdmits(r string, major int) bool {
+	newest := [3]int{major, 1 << 20, 1 << 20}
+	for _, alt := range strings.Split(r, "||") {
+		ok := true
+		for _, c := range strings.Fields(strings.ReplaceAll(strings.ReplaceAll(alt, ">= ", ">="), "< ", "<")) {
+			ok = ok && nodeComparatorAdmits(c, newest)
+		}
+		if ok && strings.TrimSpace(alt) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+var nodeComparatorRE = regexp.MustCompile(`^(>=|>|<=|<|\^)?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?$`)
+
+// nodeComparatorAdmits says whether one comparator (">=20.6.0", "^18",
+// "4.x", "*") admits version v.
+func nodeComparatorAdmits(c string, v [3]int) bool {
+	if c == "*" {
+		return true
+	}
+	m := nodeComparatorRE.FindStringSubmatch(c)
+	if m == nil {
+		return false
+	}
+	var want [3]int
+	wild := 3
+	for i, s := range m[2:] {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			wild = min(wild, i)
+			continue
+		}
+		want[i] = n
+	}
+	cmp := slices.Compare(v[:], want[:])
+	switch m[1] {
+	case ">=":
+		return cmp >= 0
+	case ">":
+		return cmp > 0
+	case "<=":
+		return cmp <= 0
+	case "<":
+		return cmp < 0
+	case "^":
+		return v[0] == want[0] && cmp >= 0
+	}
+	return slices.Equal(v[:wild], want[:wild])
+}
+
+// TestNodeRangeAdmits holds the reader of engines ranges to npm's meaning
+// on the forms the lockfile holds.
+func TestNodeRangeAdmits(t *testing.T) {
+	tests := []struct {
+		r     string
+		major int
+		want  bool
+	}{
+		{">=22", 20, false}, {">=22", 22, true}, {">= 20.19.0", 20, true},
+		{"20 || >=22", 21, false}, {"20 || >=22", 20, true}, {"20 || >=22", 24, true},
+		{"^18.19.0 || >=20.6.0", 19, false}, {"^18.19.0 || >=20.6.0", 18, true},
+		{">=9.3.0 || >=8.10.0 <9.0.0", 8, true}, {"4.x || >=6.0.0", 5, false},
+		{"*", 0, true}, {"lts/*", 22, false},
+	}
+	for _, tt := range tests {
+		if got := nodeRangeAdmits(tt.r, tt.major); got != tt.want {
+			t.Errorf("nodeRangeAdmits(%q, %d) = %v, want %v", tt.r, tt.major, got, tt.want)
 		}
 	}
 }
