@@ -110,7 +110,12 @@ func regoResult(tr *tester.Result) *Result {
 }
 
 // failure says why a test rule was not true: the failing sub-tests of a
-// parameterized test, or the last expression that failed, as written.
+// parameterized test, or the last expression of the test's own file that
+// failed, as written (else the last anywhere). An expression of the
+// library may fail after the test's: once the test's expression fails,
+// OPA tries the expressions before it again (d := authz.decision), and a
+// library function of several definitions fails there. opa test's users
+// look for the test's line.
 func failure(tr *tester.Result) string {
 	var failed []string
 	for names, sr := range tr.SubResults.Iter {
@@ -122,6 +127,7 @@ func failure(tr *tester.Result) string {
 		slices.Sort(failed)
 		return "failed cases: " + strings.Join(failed, ", ")
 	}
+	var elsewhere *topdown.Event
 	for _, e := range slices.Backward(tr.Trace) {
 		if e.Op != topdown.FailOp || e.Location == nil || e.QueryID == 0 {
 			continue
@@ -131,9 +137,22 @@ func failure(tr *tester.Result) string {
 				continue
 			}
 		}
-		return fmt.Sprintf("failed at %s:%d: %s", e.Location.File, e.Location.Row, firstLine(string(e.Location.Text)))
+		if e.Location.File == tr.Location.File {
+			return failedAt(e)
+		}
+		if elsewhere == nil {
+			elsewhere = e
+		}
+	}
+	if elsewhere != nil {
+		return failedAt(elsewhere)
 	}
 	return "the test rule is false or undefined"
+}
+
+// failedAt names a failed expression by its file, line and first line.
+func failedAt(e *topdown.Event) string {
+	return fmt.Sprintf("failed at %s:%d: %s", e.Location.File, e.Location.Row, firstLine(string(e.Location.Text)))
 }
 
 func firstLine(s string) string {
