@@ -26,7 +26,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # registry is, so that go-containerregistry stays out of go.mod.
 RELEASE  := $(GO) -C tools/release
 
-.PHONY: help build release test demo lint fuzz bench clean harness
+.PHONY: help build release test gotest demo lint fuzz bench clean harness
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -40,16 +40,22 @@ release: ## cross-build dist/: binaries, SHA256SUMS, OCI image layout; IMAGE=hos
 
 # Without npm (or node), make test runs everything else and says, at the
 # start and at the end, which tests it could not run.
-NO_HARNESS = note: npm or node is not on PATH, so the harness tests (internal/export: TestGeminiLoadsExports and TestCodexLoadsExports, which load exported files with Gemini CLI's and Codex's own code) did not run; install Node.js 20 or later with npm to run them
+NO_HARNESS = note: npm or node is not on PATH, so the harness tests (internal/export: TestGeminiLoadsExports and TestCodexLoadsExports, which load exported files with Gemini CLI's and Codex's own code) did not run; install Node.js 22 or later with npm to run them
 
-# go test's results go through testprogress, which says which package is
-# running (a line as each starts, its result as it ends, a failure's whole
-# output); pipefail keeps go test's exit status.
 test: lint harness ## everything CI runs: vet, staticcheck, unit, testscript, integration, dogfood, harnesses
-	set -o pipefail; $(GO) test -count=1 -json ./... | $(GO) run ./internal/testprogress
+	@$(MAKE) --no-print-directory gotest
 	$(RELEASE) test -count=1 ./...
 	$(GO) run ./cmd/hcp-rego test --coverage testdata/
 	@command -v $(NPM) >/dev/null 2>&1 && command -v node >/dev/null 2>&1 || echo "$(NO_HARNESS)"
+
+# go test runs under gotestsum (a tool line in go.mod): a line a package as
+# each ends, then every failed test with its output, then the counts; its
+# exit status is go test's. Skipped tests are counted, not listed, so that
+# the failures end the output. PKGS picks the packages.
+PKGS ?= ./...
+gotest: ## the Go tests alone (PKGS=./... unless given), as make test runs them
+	$(GO) tool gotestsum --format pkgname --format-icons text --hide-summary skipped \
+	  --raw-command -- $(GO) test -json -count=1 $(PKGS)
 
 demo: build ## run the main job on the example packs
 	@echo '$$ hcp-rego lint $(PACKS) $(GRANTS)'

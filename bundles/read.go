@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -176,13 +177,21 @@ func refused(path string, err error) error {
 	var out problem.Errors
 	for _, e := range errs {
 		if e.File == "" {
-			out.Add(path, problem.Pos{}, "bundle refused: %s", e.Msg)
+			p := out.Add(path, problem.Pos{}, "bundle refused: %s", e.Msg)
+			if strings.Contains(e.Msg, "failed to verify JWT signature") {
+				p.Hint = wrongKeyHint
+			}
 			continue
 		}
 		out = append(out, problem.InModule(printable.LineStart(path)+": bundle refused", e))
 	}
 	return out.Err()
 }
+
+// wrongKeyHint is the hint under a signature that the key given does not
+// verify: the usual cause is a key other than the signer's, and a sidecar
+// that finds its key by id is where the id can be wrong.
+const wrongKeyHint = "the signature does not verify with this key: check that it is the public half of the key that signed the bundle (and that key's algorithm), and that the key id names it where a sidecar is configured (signing.keyid, or opa run --verification-key-id)"
 
 // ReadDecisionBundle reads, as Read does, a bundle to decide with: one
 // that holds the hcp.authz decision library, under a manifest whose roots

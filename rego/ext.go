@@ -36,11 +36,11 @@ import (
 // too (SPEC §5).
 //
 // The terms of every module are counted against terms, the budget of the
-// run, before it is parsed (regolimit.RegoTerms); nil gives the modules a
-// budget of their own, for a run that reads no other Rego.
-func ReadExt(paths []string, terms *regolimit.TermBudget) ([]Option, error) {
-	if terms == nil {
-		terms = regolimit.NewTermBudget()
+// run, before it is parsed; nil gives the modules a budget of their own
+// (NewTermBudget), for a run that reads no other Rego.
+func ReadExt(paths []string, terms TermBudget) ([]Option, error) {
+	if b, typed := terms.(*regolimit.TermBudget); terms == nil || typed && b == nil {
+		terms = NewTermBudget() // a nil *regolimit.TermBudget is not a nil TermBudget
 	}
 	w := extWalk{seen: map[fileKey][]*extNode{}, terms: terms}
 	for _, root := range paths {
@@ -56,12 +56,28 @@ func ReadExt(paths []string, terms *regolimit.TermBudget) ([]Option, error) {
 	return w.opts, w.errs.Err()
 }
 
+// TermBudget is what the Rego modules that one run reads may still make,
+// counted from each module's text before it is parsed: what OPA's parser
+// and compiler hold grows with a module's terms, not its bytes, so an
+// input's Rego is bounded by its terms. Give the ReadExt calls of one run
+// the same budget, so that all their modules count together.
+type TermBudget interface {
+	// Take counts the terms of src, the Rego text of file, against the
+	// budget; a text that takes the run past it is refused, naming the
+	// file, line and column where it does, and counts nothing.
+	Take(file string, src []byte) error
+}
+
+// NewTermBudget returns the budget of one run that every hcp-rego command
+// reads Rego within: 1,048,576 terms in all.
+func NewTermBudget() TermBudget { return regolimit.NewTermBudget() }
+
 // extWalk gathers the modules of --ext arguments and their problems.
 type extWalk struct {
 	opts  []Option
 	errs  problem.Errors
 	seen  map[fileKey][]*extNode // the folders and modules met
-	terms *regolimit.TermBudget  // what the run's modules may still make
+	terms TermBudget             // what the run's modules may still make
 }
 
 // extNode is a file or folder met, whatever its path. A folder keeps the
@@ -252,7 +268,7 @@ func refused(name string) string {
 
 // readExtModule reads and parses one module, once its terms are counted
 // against terms.
-func readExtModule(path string, terms *regolimit.TermBudget) (Option, error) {
+func readExtModule(path string, terms TermBudget) (Option, error) {
 	src, err := document.ReadFile(path)
 	if err != nil {
 		return Option{}, err

@@ -42,8 +42,9 @@ func newEvalCommand(s streams) *cobra.Command {
 		Long: `Eval prints the decision document (docs/decisions.md) for one input: JSON by
 default, or a readable summary with --format pretty. With --bundle it
 evaluates that bundle as built, verifying its signature first when
---verification-key is given; a bundle may hold 256 MiB in all and as much
-in one file, uncompressed (each entry counting 1 KiB besides its content),
+--verification-key is given (a signed bundle without it is decided
+unchecked, and a note on stderr says so); a bundle may hold 256 MiB in all
+and as much in one file, uncompressed (each entry counting 1 KiB besides its content),
 22,369,621 JSON values in the JSON files OPA parses
 and 1,048,576 terms in its Rego modules (room for 1,000,000 grants and
 10,000 packs), and --max-bundle-bytes raises all four. --ext loads a runtime's
@@ -90,6 +91,7 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 		return err
 	}
 	input, m, b, ext := in.input, in.model, in.bundle, in.ext
+	noteUnverified(s.err, o.bundle, o.verify.KeyFile != "", o.limit.limits)
 	opts := ext
 	if o.explain {
 		opts = append(slices.Clip(ext), hcprego.WithRuntimeGate())

@@ -31,9 +31,10 @@ func newExportCommand(s streams) *cobra.Command {
 		Use:   "export --harness claude-code|codex|opencode|gemini|cursor --subject S [--tenant T] [--server NAME] [-o FILE] PACK_DIR... --grants FILE...",
 		Short: "Write one harness's permission file for one subject",
 		Long: `Export writes one harness's permission file for one subject, from that
-subject's column of the matrix in mode ask, following seed 004 cell by
-cell. Every command is an MCP tool of server --server (default "hcp") named
-by its verb key; triggers are not tools.
+subject's column of the matrix in mode ask, following HCP's "Permission
+policy export" document cell by cell. Every command is an MCP tool of
+server --server (default "hcp") named by its verb key; triggers are not
+tools.
 
   claude-code  settings.json permissions.allow/ask/deny of mcp__<server>__<tool>
   codex        config.toml [mcp_servers.<server>] enabled_tools, disabled_tools,

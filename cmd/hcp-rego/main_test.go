@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -33,8 +34,32 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", env.WorkDir)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tamper": tamper},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tamper": tamper, "untime": untime},
 	})
+}
+
+// testTimes are the times test's json and junit carry, which differ from
+// one run to the next.
+var testTimes = regexp.MustCompile(`time="[0-9]+\.[0-9]{6}"|"duration_ns": [0-9]+`)
+
+// untime FILE writes T for each time of a test report in FILE, so that a
+// golden file holds the rest exactly; a FILE with no time fails.
+func untime(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: untime FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if !testTimes.Match(data) {
+		ts.Fatalf("%s holds no test time", args[0])
+	}
+	out := testTimes.ReplaceAllFunc(data, func(m []byte) []byte {
+		if m[0] == 't' {
+			return []byte(`time="T"`)
+		}
+		return []byte(`"duration_ns": T`)
+	})
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), out, 0o644))
 }
 
 // tamper IN MEMBER OUT writes a copy of bundle IN with one byte of MEMBER

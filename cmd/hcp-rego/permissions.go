@@ -74,6 +74,7 @@ func runPermissions(ctx context.Context, s streams, o permissionsOptions) error 
 	if err != nil {
 		return err
 	}
+	noteUnverified(s.err, o.bundle, o.verify.KeyFile != "", o.limit.limits)
 	ev, err := evaluator(ctx, in.bundle, o.bundle, in.ext, len(in.ext) > 0)
 	if err != nil {
 		return err

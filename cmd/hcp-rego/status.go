@@ -33,7 +33,9 @@ row a sidecar: its active revision, its last successful activation and
 its last download or activation error (a refused signature, say). It uses
 OPA's GET /v1/status when the status plugin is on, else
 GET /v1/data/system/bundles and GET /health?bundles, which give no
-activation time.
+activation time. A sidecar without the bundle is a row that names the
+bundles it has: opa run --bundle cal.tar.gz names its bundle cal.tar.gz,
+so pass --bundle cal.tar.gz.
 
 With --want-revision R, status exits 1 unless every sidecar runs R; without
 it, unless every sidecar runs some revision. A sidecar that cannot be

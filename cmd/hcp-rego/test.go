@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/testrun"
 )
 
@@ -22,12 +24,14 @@ type testOptions struct {
 	threshold string
 	explain   bool
 	watch     bool
+	run       string
+	verbose   bool
 }
 
 func newTestCommand(s streams) *cobra.Command {
 	var o testOptions
 	cmd := &cobra.Command{
-		Use:   "test [PATH...] [--format pretty|json|junit|github] [--coverage] [--threshold PCT] [--explain] [--watch]",
+		Use:   "test [PATH...] [--format pretty|json|junit|github] [--run REGEX] [-v] [--coverage] [--threshold PCT] [--explain] [--watch]",
 		Short: "Run decision case files and Rego unit tests, with coverage of the model",
 		Long: `Test finds, under each PATH (default "."), packs, grant files, decision case
 files (*.cases.yaml, *.cases.yml, *.cases.json) and Rego unit tests
@@ -37,6 +41,12 @@ Rego test with OPA's tester. The run ends with "N passed, N failed": the last
 line of stdout for pretty and github, on stderr for json and junit, whose
 stdout is one document. Exit 0 when all pass, 1 when any fails or coverage is
 under --threshold, 2 on bad input or when there is no test to run.
+
+--run REGEX runs only the cases and Rego tests whose names it matches (Go
+regular expression syntax, anywhere in the name, as opa test --run and go
+test -run match): a case's name as written, a Rego test's as it is
+reported (data.PACKAGE.RULE). -v adds each test's time to its line; json
+(duration_ns) and junit (time, in seconds) always carry it.
 
 --coverage reports which policy rows and confirm gates the cases reached,
 with which outcomes, and which grants gave a capability. The percentage is
@@ -53,6 +63,7 @@ printing the failures and the totals line. Bad input prints its errors and
 the watch goes on; Ctrl-C ends it with exit 0 ("hcp-rego test --watch .").`,
 		Example: `  hcp-rego test testdata/
   hcp-rego test --format junit . > report.xml
+  hcp-rego test -v --run 'transfer|test_refusal' testdata/
   hcp-rego test --coverage --threshold 80 testdata/packs testdata/cases testdata/grants`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.paths = args
@@ -64,6 +75,8 @@ the watch goes on; Ctrl-C ends it with exit 0 ("hcp-rego test --watch .").`,
 	cmd.Flags().StringVar(&o.threshold, "threshold", "", "fail below this coverage percentage, 0 to 100 (implies --coverage)")
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "walk the chain under each failing case, as eval --explain does")
 	cmd.Flags().BoolVar(&o.watch, "watch", false, "run again on each change under PATH until Ctrl-C")
+	cmd.Flags().StringVar(&o.run, "run", "", "run only the cases and Rego tests whose names this regular expression matches")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "print each test's time")
 	return cmd
 }
 
@@ -84,7 +97,11 @@ func runTest(ctx context.Context, s streams, o testOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	run := testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil, Explain: o.explain}
+	selected, err := parseRun(o.run)
+	if err != nil {
+		return badInput(err)
+	}
+	run := testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil, Explain: o.explain, Run: selected, Times: o.verbose}
 	if o.watch {
 		return watchTests(ctx, s, o, run)
 	}
@@ -127,6 +144,19 @@ func watchTests(ctx context.Context, s streams, o testOptions, run testrun.Optio
 		return badInput(err)
 	}
 	return nil
+}
+
+// parseRun reads --run, a regular expression; nil when the flag is not
+// given.
+func parseRun(text string) (*regexp.Regexp, error) {
+	if text == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(text)
+	if err != nil {
+		return nil, fmt.Errorf("--run %s: not a regular expression: %v", printable.Quote(strconv.Quote(text)), err)
+	}
+	return re, nil
 }
 
 var percentage = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)

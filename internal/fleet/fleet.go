@@ -120,29 +120,36 @@ func (c Client) Ask(ctx context.Context, urls []string) []Sidecar {
 }
 
 // askOne asks one sidecar: its status plugin first, else its bundle data
-// and health.
+// and health; a sidecar without the bundle is told which it has.
 func (c Client) askOne(ctx context.Context, base string) Sidecar {
 	row := Sidecar{URL: base}
 	base = strings.TrimRight(base, "/")
 	st, err := c.status(ctx, base)
-	if err == nil {
+	switch {
+	case err == nil && st != nil:
 		row.Reachable, row.Source = true, "status"
 		row.fromStatus(st)
 		return row
-	}
-	if !errors.Is(err, errNoStatusPlugin) {
+	case err != nil && !errors.Is(err, errNoStatusPlugin):
 		row.LastError = err.Error()
 		return row
 	}
+	// No status plugin, or one that does not list the bundle: a bundle
+	// loaded from a file (opa run --bundle PATH) is not the plugin's to
+	// report, and its data is.
 	row.Source = "bundles"
-	if row.Revision, err = c.revision(ctx, base); err != nil {
+	var found bool
+	if row.Revision, found, err = c.revision(ctx, base); err != nil {
 		row.LastError = err.Error()
 		return row
 	}
 	row.Reachable = true
 	row.LastError, err = c.health(ctx, base)
-	if err != nil {
+	switch {
+	case err != nil:
 		row.Reachable, row.LastError = false, err.Error()
+	case !found && row.LastError == "":
+		row.LastError = c.absent(ctx, base)
 	}
 	return row
 }
@@ -157,13 +164,8 @@ type bundleStatus struct {
 	Errors                   []jsontext.Value `json:"errors"`
 }
 
-// fromStatus fills the row from the bundle's status; a bundle the status
-// does not list has not been activated.
+// fromStatus fills the row from the bundle's status.
 func (s *Sidecar) fromStatus(st *bundleStatus) {
-	if st == nil {
-		s.LastError = "the status lists no such bundle"
-		return
-	}
 	s.Revision = st.ActiveRevision
 	if !st.LastSuccessfulActivation.IsZero() {
 		s.LastActivation = st.LastSuccessfulActivation.UTC().Format(time.RFC3339)
@@ -220,10 +222,11 @@ func (c Client) status(ctx context.Context, base string) (*bundleStatus, error) 
 }
 
 // revision GETs the bundle's manifest revision from
-// /v1/data/system/bundles, "" when the bundle is not active.
-func (c Client) revision(ctx context.Context, base string) (string, error) {
+// /v1/data/system/bundles; found is false when the sidecar has no active
+// bundle of that name (OPA answers no result).
+func (c Client) revision(ctx context.Context, base string) (rev string, found bool, err error) {
 	var doc struct {
-		Result struct {
+		Result *struct {
 			Manifest struct {
 				Revision string `json:"revision"`
 			} `json:"manifest"`
@@ -232,12 +235,15 @@ func (c Client) revision(ctx context.Context, base string) (string, error) {
 	path := "/v1/data/system/bundles/" + url.PathEscape(c.Bundle)
 	code, err := c.get(ctx, base+path, &doc)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if code != http.StatusOK {
-		return "", fmt.Errorf("GET %s answered %d %s", path, code, http.StatusText(code))
+		return "", false, fmt.Errorf("GET %s answered %d %s", path, code, http.StatusText(code))
 	}
-	return doc.Result.Manifest.Revision, nil
+	if doc.Result == nil {
+		return "", false, nil
+	}
+	return doc.Result.Manifest.Revision, true, nil
 }
 
 // health GETs /health?bundles and returns its error when not every

@@ -113,7 +113,7 @@ func TestAnswers(t *testing.T) {
 // (encoding/json read "Active_Revision" as active_revision and kept the
 // last: a sidecar on OLD was reported on R).
 func TestAnswersByExactNames(t *testing.T) {
-	const status, data, health = "/v1/status", "/v1/data/system/bundles/hcp", "/health?bundles"
+	const status, data, health, list = "/v1/status", "/v1/data/system/bundles/hcp", "/health?bundles", "/v1/data/system/bundles"
 	withData := func(body string) map[string]string { return map[string]string{data: body, health: `{}`} }
 	twice := func(path, pointer string) string {
 		return "GET " + path + ": the answer names " + strconv.Quote(pointer) + " twice in one object: not what OPA answers"
@@ -127,10 +127,10 @@ func TestAnswersByExactNames(t *testing.T) {
 			Sidecar{Revision: "OLD", Reachable: true}},
 		{"a case variant alone", map[string]string{status: `{"result": {"bundles": {"hcp": {"Active_Revision": "R"}}}}`},
 			Sidecar{Reachable: true}},
-		{"the bundle's name in another case", map[string]string{status: `{"result": {"bundles": {"HCP": {"active_revision": "R"}}}}`},
-			Sidecar{Reachable: true, LastError: "the status lists no such bundle"}},
-		{"result in another case", map[string]string{status: `{"Result": {"bundles": {"hcp": {"active_revision": "R"}}}}`},
-			Sidecar{Reachable: true, LastError: "the status lists no such bundle"}},
+		{"the bundle's name in another case", map[string]string{status: `{"result": {"bundles": {"HCP": {"active_revision": "R"}}}}`, data: `{}`, health: `{}`, list: `{"result": {"HCP": {}}}`},
+			Sidecar{Reachable: true, LastError: `no bundle "hcp" here: the sidecar has one, "HCP" (opa run --bundle PATH names a bundle by its path): pass --bundle HCP`}},
+		{"result in another case", map[string]string{status: `{"Result": {"bundles": {"hcp": {"active_revision": "R"}}}}`, data: `{}`, health: `{}`, list: `{"Result": {"hcp": {}}}`},
+			Sidecar{Reachable: true, LastError: `no bundle "hcp" here: the sidecar has no bundle active`}},
 		{"an error's message in another case", map[string]string{status: `{"result": {"bundles": {"hcp": {"active_revision": "R", "code": "bundle_error", "message": "refused", "errors": [{"Message": "not OPA's"}, {"message": "bad signature"}]}}}}`},
 			Sidecar{Revision: "R", Reachable: true, LastError: "refused: bad signature"}},
 		{"the revision twice", map[string]string{status: `{"result": {"bundles": {"hcp": {"active_revision": "OLD", "active_revision": "R"}}}}`},

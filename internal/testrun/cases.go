@@ -11,7 +11,6 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
-	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 	"github.com/hcp-rego/hcp-rego/internal/schema"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
@@ -67,7 +66,7 @@ type Ext struct {
 // of the run (see document.ParseJSON and document.ParseYAML), and the terms of
 // its runtime rules from terms, the budget of every Rego module of the
 // run (see hcprego.ReadExt; nil for a budget of their own).
-func LoadCaseFile(path string, budget *document.Budget, terms *regolimit.TermBudget) (*CaseFile, error) {
+func LoadCaseFile(path string, budget *document.Budget, terms hcprego.TermBudget) (*CaseFile, error) {
 	path = filepath.Clean(path)
 	root, err := readCaseFile(path, budget)
 	if err != nil {

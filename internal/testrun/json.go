@@ -22,18 +22,20 @@ type JSONReport struct {
 // says why), Got is that whole decision, and Explain the walk of the
 // chain when the run was asked to explain.
 type JSONTest struct {
-	Kind     Kind           `json:"kind"`
-	Name     string         `json:"name"`
-	File     string         `json:"file"`
-	Line     int            `json:"line"`
-	Col      int            `json:"col"`
-	Status   Status         `json:"status"`
-	Diffs    []JSONDiff     `json:"diffs,omitempty"`
-	GotCode  string         `json:"got_code,omitempty"`
-	GotError string         `json:"got_error,omitempty"`
-	Message  string         `json:"message,omitempty"`
-	Got      map[string]any `json:"got,omitempty"`
-	Explain  []explain.Step `json:"explain,omitempty"`
+	Kind   Kind   `json:"kind"`
+	Name   string `json:"name"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Col    int    `json:"col"`
+	Status Status `json:"status"`
+	// DurationNS is how long the test took, in nanoseconds.
+	DurationNS int64          `json:"duration_ns"`
+	Diffs      []JSONDiff     `json:"diffs,omitempty"`
+	GotCode    string         `json:"got_code,omitempty"`
+	GotError   string         `json:"got_error,omitempty"`
+	Message    string         `json:"message,omitempty"`
+	Got        map[string]any `json:"got,omitempty"`
+	Explain    []explain.Step `json:"explain,omitempty"`
 }
 
 // JSONDiff is one field that differs; a want or got that is absent is
@@ -78,7 +80,8 @@ type JSONGrant struct {
 func (r *Report) JSON() *JSONReport {
 	doc := &JSONReport{Passed: r.Count(Pass), Failed: r.Count(Fail), Skipped: r.Count(Skip), Tests: []JSONTest{}}
 	for _, res := range r.Results {
-		t := JSONTest{Kind: res.Kind, Name: res.Name, File: res.File, Line: res.Pos.Line, Col: res.Pos.Col, Status: res.Status, Message: res.Message}
+		t := JSONTest{Kind: res.Kind, Name: res.Name, File: res.File, Line: res.Pos.Line, Col: res.Pos.Col, Status: res.Status,
+			DurationNS: res.Duration.Nanoseconds(), Message: res.Message}
 		for _, m := range res.Diffs {
 			t.Diffs = append(t.Diffs, JSONDiff{Path: m.Path, Want: m.Want, Got: m.Got})
 		}

@@ -2,8 +2,11 @@ package testrun
 
 import (
 	"encoding/xml"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hcp-rego/hcp-rego/internal/printable"
@@ -13,8 +16,8 @@ import (
 // file (case file or Rego test file), one test case a decision case or Rego
 // test. A failing test carries a failure whose text lists the fields that
 // differ; a Rego test that errored is a failure too, of type "error", so
-// that failures in the XML equal the failed total. Times are left out so
-// that the same run gives the same document.
+// that failures in the XML equal the failed total. Each test case has its
+// time, in seconds, and each suite and the whole the sum of theirs.
 type JUnit struct {
 	XMLName  xml.Name      `xml:"testsuites"`
 	Name     string        `xml:"name,attr"`
@@ -22,6 +25,7 @@ type JUnit struct {
 	Failures int           `xml:"failures,attr"`
 	Errors   int           `xml:"errors,attr"`
 	Skipped  int           `xml:"skipped,attr"`
+	Time     junitTime     `xml:"time,attr"`
 	Suites   []*JUnitSuite `xml:"testsuite"`
 }
 
@@ -32,6 +36,7 @@ type JUnitSuite struct {
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
 	Skipped  int          `xml:"skipped,attr"`
+	Time     junitTime    `xml:"time,attr"`
 	File     string       `xml:"file,attr"`
 	Cases    []*JUnitCase `xml:"testcase"`
 }
@@ -42,6 +47,7 @@ type JUnitCase struct {
 	ClassName string        `xml:"classname,attr"`
 	File      string        `xml:"file,attr"`
 	Line      int           `xml:"line,attr"`
+	Time      junitTime     `xml:"time,attr"`
 	Failure   *JUnitFailure `xml:"failure,omitempty"`
 	Skipped   *struct{}     `xml:"skipped,omitempty"`
 }
@@ -68,6 +74,8 @@ func (r *Report) JUnit() *JUnit {
 		s.Cases = append(s.Cases, junitCase(res))
 		s.Tests++
 		doc.Tests++
+		s.Time += junitTime(res.Duration)
+		doc.Time += junitTime(res.Duration)
 		switch res.Status {
 		case Fail:
 			s.Failures++
@@ -81,7 +89,7 @@ func (r *Report) JUnit() *JUnit {
 }
 
 func junitCase(res *Result) *JUnitCase {
-	c := &JUnitCase{Name: xmlChars(res.Name), ClassName: xmlChars(res.File), File: xmlChars(res.File), Line: res.Pos.Line}
+	c := &JUnitCase{Name: xmlChars(res.Name), ClassName: xmlChars(res.File), File: xmlChars(res.File), Line: res.Pos.Line, Time: junitTime(res.Duration)}
 	if res.Kind == KindRego {
 		c.ClassName = xmlChars(res.Name[:max(0, strings.LastIndexByte(res.Name, '.'))])
 	}
@@ -109,6 +117,24 @@ func junitCase(res *Result) *JUnitCase {
 		}
 	}
 	return c
+}
+
+// junitTime is a time as JUnit writes it: seconds, to the microsecond.
+type junitTime time.Duration
+
+// MarshalXMLAttr writes the time in seconds, "0.001234".
+func (d junitTime) MarshalXMLAttr(name xml.Name) (xml.Attr, error) {
+	return xml.Attr{Name: name, Value: strconv.FormatFloat(time.Duration(d).Seconds(), 'f', 6, 64)}, nil
+}
+
+// UnmarshalXMLAttr reads a time in seconds back, as a CI system does.
+func (d *junitTime) UnmarshalXMLAttr(attr xml.Attr) error {
+	s, err := strconv.ParseFloat(attr.Value, 64)
+	if err != nil {
+		return fmt.Errorf("time %q: %w", attr.Value, err)
+	}
+	*d = junitTime(time.Duration(s * float64(time.Second)))
+	return nil
 }
 
 // WriteJUnit writes the report as JUnit XML.

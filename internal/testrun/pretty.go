@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/hcp-rego/hcp-rego/internal/printable"
 )
@@ -25,7 +26,11 @@ func (r *Report) writePretty(w io.Writer, passes bool) error {
 		if res.Status != Fail && !passes {
 			continue
 		}
-		fmt.Fprintf(&b, "%s %s: %s\n", strings.ToUpper(string(res.Status)), res.Location(), printable.Quote(res.Name))
+		fmt.Fprintf(&b, "%s %s: %s", strings.ToUpper(string(res.Status)), res.Location(), printable.Quote(res.Name))
+		if r.Times {
+			fmt.Fprintf(&b, " (%s)", res.Duration.Round(time.Microsecond))
+		}
+		b.WriteString("\n")
 		if res.Status != Fail {
 			continue
 		}

@@ -3,6 +3,7 @@ package testrun
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -51,10 +52,11 @@ func parseRegoTests(files []string, terms *regolimit.TermBudget) (map[string]*as
 }
 
 // runRegoTests runs the test rules of tests with OPA's tester, against the
-// modules and data of b (the model of every pack and grant file found).
-// A compile error (a test that does not type-check against the library,
-// say) is bad input.
-func runRegoTests(ctx context.Context, b *bundle.Bundle, tests map[string]*ast.Module) ([]*Result, error) {
+// modules and data of b (the model of every pack and grant file found);
+// only those whose names selected matches, when it is set (OPA's filter
+// matches the name a result has, data.PACKAGE.RULE). A compile error (a
+// test that does not type-check against the library, say) is bad input.
+func runRegoTests(ctx context.Context, b *bundle.Bundle, tests map[string]*ast.Module, selected *regexp.Regexp) ([]*Result, error) {
 	if len(tests) == 0 {
 		return nil, nil
 	}
@@ -74,13 +76,16 @@ func runRegoTests(ctx context.Context, b *bundle.Bundle, tests map[string]*ast.M
 		SetDefaultRegoVersion(ast.RegoV1).
 		EnableTracing(true).
 		CapturePrintOutput(true)
+	if selected != nil {
+		runner = runner.Filter(selected.String())
+	}
 	ch, err := runner.RunTests(ctx, nil)
 	if err != nil {
 		return nil, problem.OPAErrors("", err)
 	}
 	var results []*Result
 	for tr := range ch {
-		if _, ours := tests[tr.Location.File]; ours {
+		if _, ours := tests[tr.Location.File]; ours && (selected == nil || selected.MatchString(tr.Package+"."+tr.Name)) {
 			results = append(results, regoResult(tr))
 		}
 	}
@@ -94,6 +99,9 @@ func regoResult(tr *tester.Result) *Result {
 		File:   tr.Location.File,
 		Pos:    problem.Pos{Line: tr.Location.Row, Col: tr.Location.Col},
 		Status: Pass,
+		// OPA's time for the test, tracing included: the same for each
+		// test, so the times compare.
+		Duration: tr.Duration,
 	}
 	switch {
 	case tr.Skip:
@@ -110,7 +118,12 @@ func regoResult(tr *tester.Result) *Result {
 }
 
 // failure says why a test rule was not true: the failing sub-tests of a
-// parameterized test, or the last expression that failed, as written.
+// parameterized test, or the last expression of the test's own file that
+// failed, as written (else the last anywhere). An expression of the
+// library may fail after the test's: once the test's expression fails,
+// OPA tries the expressions before it again (d := authz.decision), and a
+// library function of several definitions fails there. opa test's users
+// look for the test's line.
 func failure(tr *tester.Result) string {
 	var failed []string
 	for names, sr := range tr.SubResults.Iter {
@@ -122,6 +135,7 @@ func failure(tr *tester.Result) string {
 		slices.Sort(failed)
 		return "failed cases: " + strings.Join(failed, ", ")
 	}
+	var elsewhere *topdown.Event
 	for _, e := range slices.Backward(tr.Trace) {
 		if e.Op != topdown.FailOp || e.Location == nil || e.QueryID == 0 {
 			continue
@@ -131,9 +145,22 @@ func failure(tr *tester.Result) string {
 				continue
 			}
 		}
-		return fmt.Sprintf("failed at %s:%d: %s", e.Location.File, e.Location.Row, firstLine(string(e.Location.Text)))
+		if e.Location.File == tr.Location.File {
+			return failedAt(e)
+		}
+		if elsewhere == nil {
+			elsewhere = e
+		}
+	}
+	if elsewhere != nil {
+		return failedAt(elsewhere)
 	}
 	return "the test rule is false or undefined"
+}
+
+// failedAt names a failed expression by its file, line and first line.
+func failedAt(e *topdown.Event) string {
+	return fmt.Sprintf("failed at %s:%d: %s", e.Location.File, e.Location.Row, firstLine(string(e.Location.Text)))
 }
 
 func firstLine(s string) string {

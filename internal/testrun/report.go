@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hcp-rego/hcp-rego/internal/explain"
 	"github.com/hcp-rego/hcp-rego/internal/printable"
@@ -50,6 +51,10 @@ type Result struct {
 	// Steps walk the chain for a failing case, as `eval --explain` does;
 	// nil unless the run was asked to explain (Options.Explain).
 	Steps []explain.Step
+	// Duration is how long the test took: a case's decision and its
+	// comparison with the want, a Rego test's run by OPA's tester; 0 for
+	// a skipped test.
+	Duration time.Duration
 }
 
 // Location renders where the test is, "file:line", for a person: the
@@ -108,6 +113,8 @@ func (r *Result) Why() string {
 type Report struct {
 	Results  []*Result
 	Coverage *Coverage
+	// Times adds each test's time to its pretty line (test -v).
+	Times bool
 }
 
 // Count returns how many tests had the status.

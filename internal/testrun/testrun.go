@@ -12,9 +12,13 @@ package testrun
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -23,6 +27,7 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/explain"
+	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 )
@@ -34,6 +39,11 @@ type Options struct {
 	// Explain walks the chain of SPEC §3.2 for every failing case, as
 	// `eval --explain` does (Result.Steps).
 	Explain bool
+	// Run, when set, runs only the cases and Rego tests whose names
+	// (Result.Name) it matches, as opa test --run and go test -run do.
+	Run *regexp.Regexp
+	// Times adds each test's time to the pretty lines (Report.Times).
+	Times bool
 }
 
 // Run finds the tests under the paths, checks every input (packs, grant
@@ -55,19 +65,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	r.explain = o.Explain
 	r.evals.runtimeGate = o.Explain
+	r.selected = o.Run
 	results, err := r.runCases(ctx)
 	if err != nil {
 		return nil, err
 	}
-	regoResults, err := runRegoTests(ctx, r.defaultBundle, r.regoTests)
+	regoResults, err := runRegoTests(ctx, r.defaultBundle, r.regoTests, o.Run)
 	if err != nil {
 		return nil, err
 	}
 	results = append(results, regoResults...)
 	sortResults(results)
-	report := &Report{Results: results}
+	report := &Report{Results: results, Times: o.Times}
 	if report.Count(Pass)+report.Count(Fail) == 0 {
-		return nil, noTests(paths)
+		return nil, noTests(paths, o.Run)
 	}
 	if o.Coverage {
 		report.Coverage = measure(r.model, results)
@@ -75,11 +86,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return report, nil
 }
 
-func noTests(paths []string) error {
-	return &problem.Error{
-		File: strings.Join(paths, " "),
-		Msg:  "no tests to run: no case in a *.cases.yaml, *.cases.yml or *.cases.json file, and no test_ rule in a *_test.rego file",
+func noTests(paths []string, selected *regexp.Regexp) error {
+	msg := "no tests to run: no case in a *.cases.yaml, *.cases.yml or *.cases.json file, and no test_ rule in a *_test.rego file"
+	if selected != nil {
+		msg = fmt.Sprintf("no tests to run: no case's or Rego test's name matches --run %s", printable.Quote(strconv.Quote(selected.String())))
 	}
+	return &problem.Error{File: strings.Join(paths, " "), Msg: msg}
 }
 
 // run is one run's checked inputs.
@@ -92,7 +104,8 @@ type run struct {
 	model     *compile.Model // every pack and grant file found or named
 	regoTests map[string]*ast.Module
 	evals     *evaluators
-	explain   bool // walk the chain for each failing case
+	explain   bool           // walk the chain for each failing case
+	selected  *regexp.Regexp // the names to run; nil for all
 
 	// defaultBundle is compiled from every pack and grant file found: the
 	// Rego tests run against it.
@@ -221,11 +234,15 @@ func (r *run) runCases(ctx context.Context) ([]*Result, error) {
 func (r *run) runCaseFile(ctx context.Context, cf *CaseFile, packs, grants []string) ([]*Result, error) {
 	var results []*Result
 	for _, c := range cf.Cases {
+		if r.selected != nil && !r.selected.MatchString(c.Name) {
+			continue
+		}
 		ev, err := r.evals.evaluator(ctx, packs, grants, c.Ext, cf)
 		if err != nil {
 			return nil, err
 		}
 		res := &Result{Kind: KindCase, Name: c.Name, File: c.File, Pos: c.Pos, Status: Pass}
+		start := time.Now()
 		decided, err := ev.Decide(ctx, c.Input)
 		if err != nil {
 			res.Status, res.Message = Fail, err.Error()
@@ -235,6 +252,7 @@ func (r *run) runCaseFile(ctx context.Context, cf *CaseFile, packs, grants []str
 				res.Status = Fail
 			}
 		}
+		res.Duration = time.Since(start)
 		if r.explain && res.Status == Fail && res.Decision != nil {
 			res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, *res.Decision, decided.RuntimeConfirm, explain.InputProblems(c.File, c.input))
 		}
