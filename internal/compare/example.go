@@ -1,10 +1,14 @@
 package compare
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/hcp-rego/hcp-rego/compile"
 )
 
 // Example is one call that the two versions decide differently, and each
@@ -73,38 +77,86 @@ const (
 
 // Input is the call's complete decision input (SPEC §3.1), as decoded
 // JSON: every member given, so that it decides alike wherever it is sent.
+// It is Document read back, so that what is decided is what is printed.
 func (c Call) Input() map[string]any {
-	roles := make([]any, len(c.Roles))
-	for i, r := range c.Roles {
-		roles[i] = r
+	text, err := json.Marshal(c.Document())
+	if err != nil {
+		panic(err) // strings, booleans and lists of them
 	}
-	principal := map[string]any{"id": c.ID, "roles": roles, "projects": []any{ownProject}}
-	if c.Tenant != "" {
-		principal["tenant"] = c.Tenant
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var in map[string]any
+	if err := dec.Decode(&in); err != nil {
+		panic(err)
 	}
-	owner, project, paths := c.ID, ownProject, []any{inside}
+	return in
+}
+
+// Document is the call's input as it is printed, its members in the
+// order of SPEC §3.1.
+func (c Call) Document() InputDocument {
+	d := InputDocument{
+		Principal: PrincipalDocument{ID: c.ID, Tenant: c.Tenant, Roles: append([]string{}, c.Roles...), Projects: []string{ownProject}},
+		PackID:    c.Pack,
+		Args:      map[string]any{},
+		Confirm:   c.Confirm(),
+		Access:    AccessDocument{Mode: c.Mode(), Allow: []any{}},
+		ProjectID: ownProject,
+		Owner:     c.ID,
+		Workspace: WorkspaceDocument{Root: root, Paths: []string{inside}},
+		Reachable: true,
+	}
+	if c.Kind == compile.Stimulus {
+		d.Stimulus = c.Key.Key
+	} else {
+		d.VerbKey = c.Key.Key
+	}
 	if !c.LandHolds("personal") {
-		owner = otherOwner(c.ID)
+		d.Owner = otherOwner(c.ID)
 	}
 	if !c.LandHolds("brain") {
-		project = otherProject
+		d.ProjectID = otherProject
 	}
 	if !c.LandHolds("local") {
-		paths = []any{outside}
+		d.Workspace.Paths = []string{outside}
 	}
-	return map[string]any{
-		"principal":      principal,
-		"pack_id":        c.Pack,
-		c.Kind.Field():   c.Key.Key,
-		"args":           map[string]any{},
-		"confirm":        c.Confirm(),
-		"apply":          false,
-		"access":         map[string]any{"mode": c.Mode(), "allow": []any{}},
-		"project_id":     project,
-		"owner":          owner,
-		"workspace":      map[string]any{"root": root, "paths": paths},
-		"pack_reachable": true,
-	}
+	return d
+}
+
+// InputDocument is a decision input as an example prints it.
+type InputDocument struct {
+	Principal PrincipalDocument `json:"principal"`
+	PackID    string            `json:"pack_id"`
+	VerbKey   string            `json:"verb_key,omitempty"`
+	Stimulus  string            `json:"stimulus,omitempty"`
+	Args      map[string]any    `json:"args"`
+	Confirm   bool              `json:"confirm"`
+	Apply     bool              `json:"apply"`
+	Access    AccessDocument    `json:"access"`
+	ProjectID string            `json:"project_id"`
+	Owner     string            `json:"owner"`
+	Workspace WorkspaceDocument `json:"workspace"`
+	Reachable bool              `json:"pack_reachable"`
+}
+
+// PrincipalDocument is an example's principal.
+type PrincipalDocument struct {
+	ID       string   `json:"id"`
+	Tenant   string   `json:"tenant,omitempty"`
+	Roles    []string `json:"roles"`
+	Projects []string `json:"projects"`
+}
+
+// AccessDocument is an example's access member.
+type AccessDocument struct {
+	Mode  string `json:"mode"`
+	Allow []any  `json:"allow"`
+}
+
+// WorkspaceDocument is an example's workspace member.
+type WorkspaceDocument struct {
+	Root  string   `json:"root"`
+	Paths []string `json:"paths"`
 }
 
 // otherOwner is an owner that is not id.
