@@ -73,7 +73,7 @@ func callWords(ex *Example, quote func(string) string) string {
 		}
 	}
 	if ex.Masked {
-		words = append(words, "(the runtime layer masks it)")
+		words = append(words, "masked by the runtime layer")
 	}
 	return strings.Join(words, ", ")
 }
