@@ -121,7 +121,7 @@ type work struct {
 // judge decides one key: nil when it is the same.
 func (w *work) judge(ctx context.Context, scan *keyScan, k Key) (*Finding, error) {
 	rowOld, rowNew := rowOf(w.old, k), rowOf(w.new, k)
-	p := scan.pairs(k, capabilityOf(rowOld), capabilityOf(rowNew))
+	p := scan.pairs(k, capabilityOf(rowOld), capabilityOf(rowNew), w.o.Layer != nil)
 	wider, narrower := combos(rowOld, rowNew, &p)
 	f := &Finding{Key: k, Verdict: verdictOf(rowOld, rowNew, wider, narrower)}
 	if f.Verdict == Same {

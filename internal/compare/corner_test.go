@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -86,6 +88,29 @@ func TestBruteForceFactoring(t *testing.T) {
 		}
 		if full != factored[k] {
 			t.Errorf("%s: every class gives %+v, the factored brute force %+v", k.Key, full, factored[k])
+		}
+	}
+}
+
+// TestInputIsDocument: the input compare decides is the document it
+// prints, for calls of every approval and land fact, of a command and a
+// trigger, with and without a tenant and roles.
+func TestInputIsDocument(t *testing.T) {
+	for _, c := range []Call{
+		{Key: Key{Pack: "p", Kind: compile.Verb, Key: "v"}, ID: "x", Lands: allLands, Approval: approveNothing},
+		{Key: Key{Pack: "p", Kind: compile.Verb, Key: "v"}, ID: "someone-else", Tenant: "t", Roles: []string{"a", "b"}, Lands: 0, Approval: approveRun},
+		{Key: Key{Pack: "p", Kind: compile.Stimulus, Key: "s"}, ID: "x", Roles: []string{"a"}, Lands: 2, Approval: approveConfirm},
+	} {
+		printed, err := json.Marshal(c.Document())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want map[string]any
+		if err := json.Unmarshal(printed, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Input(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: decided\n%v\nprinted\n%v", c, got, want)
 		}
 	}
 }

@@ -9,32 +9,34 @@ import (
 
 // example returns the first call of list (the classes of calls decided
 // differently, in order of preference) as an example, decided by each
-// version; nil for an empty list. With a runtime layer it is the first
-// that the layer lets through, so that the difference shows as the
-// sidecar decides; when the layer masks every one, the first, decided
-// without the layer and marked Masked.
+// version; nil for an empty list. With a runtime layer it is the first,
+// by any of the principal classes kept, that the layer lets through, so
+// that the difference shows as the sidecar decides; when the layer masks
+// every one, the first, decided without the layer and marked Masked.
 func (w *work) example(ctx context.Context, scan *keyScan, k Key, p *pairs, list []combo) (*Example, error) {
 	var masked *Example
 	for _, c := range list {
-		call, err := scan.callOf(k, p.by[c.pair], c)
-		if err != nil {
-			return nil, errDisagree(k, err.Error())
-		}
-		in := call.Input()
-		ex := &Example{Call: call, Old: decide(w.decideOld, in, reference.Ext{}), New: decide(w.decideNew, in, reference.Ext{})}
-		if ex.Old.Disposition() != c.old || ex.New.Disposition() != c.new {
-			return nil, errDisagree(k, fmt.Sprintf("a call predicted %s under OLD and %s under NEW is decided %s (%s) and %s (%s)",
-				c.old, c.new, ex.Old.Disposition(), ex.Old.Code, ex.New.Disposition(), ex.New.Code))
-		}
-		if w.o.Layer == nil {
-			return ex, nil
-		}
-		if layered, ok := w.throughLayer(ctx, call, in, c); ok {
-			return layered, nil
-		}
-		if masked == nil {
-			masked = ex
-			masked.Masked = true
+		for _, class := range p.classes(c.pair) {
+			call, err := scan.callOf(k, class, c)
+			if err != nil {
+				return nil, errDisagree(k, err.Error())
+			}
+			in := call.Input()
+			ex := &Example{Call: call, Old: decide(w.decideOld, in, reference.Ext{}), New: decide(w.decideNew, in, reference.Ext{})}
+			if ex.Old.Disposition() != c.old || ex.New.Disposition() != c.new {
+				return nil, errDisagree(k, fmt.Sprintf("a call predicted %s under OLD and %s under NEW is decided %s (%s) and %s (%s)",
+					c.old, c.new, ex.Old.Disposition(), ex.Old.Code, ex.New.Disposition(), ex.New.Code))
+			}
+			if w.o.Layer == nil {
+				return ex, nil
+			}
+			if layered, ok := w.throughLayer(ctx, call, in, c); ok {
+				return layered, nil
+			}
+			if masked == nil {
+				masked = ex
+				masked.Masked = true
+			}
 		}
 	}
 	return masked, nil

@@ -1,8 +1,6 @@
 package compare
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -77,19 +75,41 @@ const (
 
 // Input is the call's complete decision input (SPEC §3.1), as decoded
 // JSON: every member given, so that it decides alike wherever it is sent.
-// It is Document read back, so that what is decided is what is printed.
+// It is Document's value, member for member, so that what is decided is
+// what is printed (TestInputIsDocument).
 func (c Call) Input() map[string]any {
-	text, err := json.Marshal(c.Document())
-	if err != nil {
-		panic(err) // strings, booleans and lists of them
+	d := c.Document()
+	principal := map[string]any{"id": d.Principal.ID, "roles": anyStrings(d.Principal.Roles), "projects": anyStrings(d.Principal.Projects)}
+	if d.Principal.Tenant != "" {
+		principal["tenant"] = d.Principal.Tenant
 	}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	var in map[string]any
-	if err := dec.Decode(&in); err != nil {
-		panic(err)
+	in := map[string]any{
+		"principal":      principal,
+		"pack_id":        d.PackID,
+		"args":           map[string]any{},
+		"confirm":        d.Confirm,
+		"apply":          d.Apply,
+		"access":         map[string]any{"mode": d.Access.Mode, "allow": []any{}},
+		"project_id":     d.ProjectID,
+		"owner":          d.Owner,
+		"workspace":      map[string]any{"root": d.Workspace.Root, "paths": anyStrings(d.Workspace.Paths)},
+		"pack_reachable": d.Reachable,
+	}
+	if d.Stimulus != "" {
+		in["stimulus"] = d.Stimulus
+	} else {
+		in["verb_key"] = d.VerbKey
 	}
 	return in
+}
+
+// anyStrings is a list of strings as decoded JSON holds it.
+func anyStrings(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
 }
 
 // Document is the call's input as it is printed, its members in the

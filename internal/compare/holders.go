@@ -1,5 +1,7 @@
 package compare
 
+import "slices"
+
 // This file decides which pairs (held under OLD, held under NEW) of the
 // key's capability some principal can have: the finite part of the space
 // that names make (SPEC §2.3, §3.3). docs/compare.md gives the argument.
@@ -26,13 +28,38 @@ type witness struct {
 
 // pairs records, for each pair (bit 0 held under OLD, bit 1 held under
 // NEW), whether some principal reaches it and the first class found that
-// does.
+// does; with collect set, up to maxAlternatives other classes too, among
+// which an example that a runtime layer lets through may be found.
 type pairs struct {
-	found [4]bool
-	by    [4]witness
+	found        [4]bool
+	by           [4]witness
+	collect      bool
+	alternatives [4][]witness
 }
 
-func (p *pairs) complete() bool { return p.found[0] && p.found[1] && p.found[2] && p.found[3] }
+// maxAlternatives bounds the other classes kept for each pair.
+const maxAlternatives = 8
+
+// record notes that class w reaches pair.
+func (p *pairs) record(pair int, w witness) {
+	switch {
+	case !p.found[pair]:
+		p.found[pair], p.by[pair] = true, w
+	case p.collect && len(p.alternatives[pair]) < maxAlternatives && w != p.by[pair] && !slices.Contains(p.alternatives[pair], w):
+		p.alternatives[pair] = append(p.alternatives[pair], w)
+	}
+}
+
+// classes lists the classes that reach pair, the first found first.
+func (p *pairs) classes(pair int) []witness {
+	return append([]witness{p.by[pair]}, p.alternatives[pair]...)
+}
+
+// complete reports whether every pair is found, and no more classes are
+// wanted.
+func (p *pairs) complete() bool {
+	return !p.collect && p.found[0] && p.found[1] && p.found[2] && p.found[3]
+}
 
 // counts is a profile: per kind of subject (id, role) and type, how many
 // subjects have that type. Type 0 (named by no grant) is always present:
@@ -86,10 +113,7 @@ func analyse(c *counts, tenant int32, dOld, dNew bool, p *pairs) {
 			if held(bits, namedNew, coversNew, dNew) {
 				pair |= 2
 			}
-			if !p.found[pair] {
-				p.found[pair] = true
-				p.by[pair] = witness{tenant: tenant, id: uint8(id), roles: mask[i]}
-			}
+			p.record(pair, witness{tenant: tenant, id: uint8(id), roles: mask[i]})
 		}
 	}
 }

@@ -38,9 +38,10 @@ func newKeyScan(u *universe) *keyScan {
 // pairs returns the pairs of (held under OLD, held under NEW) that some
 // principal reaches for key k, whose capability is capOld in OLD and
 // capNew in NEW ("" where the version has no such row).
-func (s *keyScan) pairs(k Key, capOld, capNew string) pairs {
+// With collect set, it keeps other classes that reach each pair too.
+func (s *keyScan) pairs(k Key, capOld, capNew string, collect bool) pairs {
 	s.scan(k, capOld, capNew)
-	var p pairs
+	p := pairs{collect: collect}
 	analyse(&s.none, noTenant, s.byDefault(noTenant, 1), s.byDefault(noTenant, 2), &p)
 	for _, g := range s.u.groups {
 		if p.complete() {
