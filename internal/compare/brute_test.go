@@ -202,6 +202,7 @@ func TestRandomPairsAgainstBruteForce(t *testing.T) {
 	}
 	for seed := range n {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
 			r := rand.New(rand.NewPCG(uint64(seed), 37))
 			before := randomRepo(r, 2+r.IntN(8))
 			after := mutate(r, before)
@@ -224,6 +225,7 @@ func TestDensePairsAgainstBruteForce(t *testing.T) {
 	}
 	for seed := range n {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
 			r := rand.New(rand.NewPCG(uint64(seed), 41))
 			before := denseRepo(r, 1+r.IntN(5))
 			after := mutateDense(r, before)

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -111,6 +112,51 @@ func TestInputIsDocument(t *testing.T) {
 		}
 		if got := c.Input(); !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: decided\n%v\nprinted\n%v", c, got, want)
+		}
+	}
+}
+
+// TestAnalysesBounded: tenants that raise different numbers of subjects
+// make many groups, but a key analyses each α-combo presence once: no
+// more than 64 profiles beyond the tenant-less one and the tenants
+// relevant to it, however many groups there are.
+func TestAnalysesBounded(t *testing.T) {
+	b := repo{Packs: map[string]pack{"p1": {Verbs: map[string]row{
+		"v1": {Operation: "read", Land: "personal"},
+		"v2": {Operation: "read", Land: "personal"},
+	}, Stimuli: map[string]row{}}}}
+	b.Grants = []grant{{Subject: "default", PackID: "p1", VerbKey: "v1", Capabilities: []string{compile.CapRead}}}
+	a := b.clone()
+	// Ids and roles named without a tenant in OLD alone; tenant i names
+	// a different number of them in NEW.
+	for j := range 20 {
+		b.Grants = append(b.Grants, grant{Subject: fmt.Sprintf("principal:x%d", j), PackID: "p1", VerbKey: "v2", Capabilities: []string{compile.CapRead}})
+	}
+	for j := range 10 {
+		b.Grants = append(b.Grants, grant{Subject: fmt.Sprintf("role:q%d", j), PackID: "p1", VerbKey: "v2", Capabilities: []string{compile.CapRead}})
+	}
+	for i := range 200 {
+		tenant := fmt.Sprintf("t%d", i)
+		for j := range i%10 + 1 {
+			a.Grants = append(a.Grants, grant{Subject: fmt.Sprintf("role:q%d", j), Tenant: tenant, PackID: "p1", VerbKey: "v2", Capabilities: []string{compile.CapRead}})
+		}
+		for j := range i/10%20 + 1 {
+			a.Grants = append(a.Grants, grant{Subject: fmt.Sprintf("principal:x%d", j), Tenant: tenant, PackID: "p1", VerbKey: "v2", Capabilities: []string{compile.CapRead}})
+		}
+	}
+	dir := t.TempDir()
+	before, after := b.model(t, filepath.Join(dir, "old")), a.model(t, filepath.Join(dir, "new"))
+	u := newUniverse(before.Grants(), after.Grants())
+	if len(u.groups) < 200 {
+		t.Fatalf("%d groups, want 200 or more", len(u.groups))
+	}
+	scan := newKeyScan(u)
+	for _, k := range keysOf(before, after) {
+		capability := rowOf(before, k).Capability()
+		scan.analyses = 0
+		scan.pairs(k, capability, capability, false)
+		if limit := 1 + 64 + len(scan.relevant); scan.analyses > limit {
+			t.Errorf("%s: %d profiles analysed, want at most %d", k.Key, scan.analyses, limit)
 		}
 	}
 }

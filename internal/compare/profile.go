@@ -22,6 +22,9 @@ type keyScan struct {
 	relevant []int32 // tenants with a grant, a default or a touch here, sorted
 	none     counts  // the profile of a principal without a named tenant
 	global   counts  // subjects by base α-combo, before any key
+	// analyses counts the profiles analysed, for the test that bounds
+	// them.
+	analyses int
 }
 
 func newKeyScan(u *universe) *keyScan {
@@ -42,37 +45,74 @@ func newKeyScan(u *universe) *keyScan {
 func (s *keyScan) pairs(k Key, capOld, capNew string, collect bool) pairs {
 	s.scan(k, capOld, capNew)
 	p := pairs{collect: collect}
-	analyse(&s.none, noTenant, s.byDefault(noTenant, 1), s.byDefault(noTenant, 2), &p)
+	s.analyse(&s.none, noTenant, &p)
+	// A tenant that is not relevant here decides as the tenant-less
+	// profile with its group's raises: as any other whose raises leave the
+	// same α-combos present. Each such presence is analysed once, so a
+	// key costs a few comparisons a group, and at most 64 analyses.
+	var seen [64]bool
+	seen[presence(&s.none)] = true
 	for _, g := range s.u.groups {
 		if p.complete() {
 			return p
 		}
-		if g == s.u.groups[s.u.tenants[noTenant].group] {
-			continue // its members that are not relevant here decide as noTenant
+		c := s.bystanderCounts(g)
+		if seen[presence(&c)] {
+			continue
 		}
 		t, ok := s.bystander(g)
 		if !ok {
 			continue
 		}
-		c := s.none
-		for kind := range 2 {
-			for a := 1; a < 4; a++ {
-				c[kind][alphaType(uint8(a))] -= g.from[kind][a]
-				if g.to[kind][a] {
-					c[kind][alphaType(uint8(a))]++
-				}
-			}
-		}
-		analyse(&c, t, s.byDefault(noTenant, 1), s.byDefault(noTenant, 2), &p)
+		seen[presence(&c)] = true
+		s.analyse(&c, t, &p)
 	}
 	for _, t := range s.relevant {
 		if p.complete() {
 			return p
 		}
 		c := s.tenantCounts(t)
-		analyse(&c, t, s.byDefault(t, 1), s.byDefault(t, 2), &p)
+		s.analyse(&c, t, &p)
 	}
 	return p
+}
+
+// analyse adds to p the pairs of a profile of tenant t (a bystander's is
+// analysed as t, whose defaults are noTenant's here).
+func (s *keyScan) analyse(c *counts, t int32, p *pairs) {
+	s.analyses++
+	analyse(c, t, s.byDefault(t, 1), s.byDefault(t, 2), p)
+}
+
+// bystanderCounts is the profile of a member of g that is not relevant
+// to the key: the tenant-less profile, with the subjects g raises moved
+// from their base α-combos, as if they covered nothing (they do not), and
+// one at least in each α-combo they are raised to.
+func (s *keyScan) bystanderCounts(g *group) counts {
+	c := s.none
+	for kind := range 2 {
+		for a := 1; a < 4; a++ {
+			c[kind][alphaType(uint8(a))] -= g.from[kind][a]
+			if g.to[kind][a] {
+				c[kind][alphaType(uint8(a))]++
+			}
+		}
+	}
+	return c
+}
+
+// presence is which α-combos a profile has subjects of, beyond those that
+// cover: six bits, three a kind.
+func presence(c *counts) int {
+	bits := 0
+	for kind := range 2 {
+		for a := 1; a < 4; a++ {
+			if c[kind][alphaType(uint8(a))] > 0 {
+				bits |= 1 << (kind*3 + a - 1)
+			}
+		}
+	}
+	return bits
 }
 
 // byDefault reports whether a default grant of the version (bit 1 OLD, 2
