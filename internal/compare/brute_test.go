@@ -196,7 +196,7 @@ func checkAgainstBrute(t *testing.T, before, after *compile.Model) *Report {
 // repositories (a repository and a changed copy, deterministic seeds)
 // with compare and with the brute force.
 func TestRandomPairsAgainstBruteForce(t *testing.T) {
-	n := 60
+	n := 40
 	if testing.Short() {
 		n = 12
 	}
@@ -219,7 +219,7 @@ func TestRandomPairsAgainstBruteForce(t *testing.T) {
 // with grants to roles and default alone: where the default rule's
 // corners come.
 func TestDensePairsAgainstBruteForce(t *testing.T) {
-	n := 120
+	n := 80
 	if testing.Short() {
 		n = 40
 	}

@@ -17,11 +17,12 @@ type keyScan struct {
 	// defaults maps a tenant (noTenant too) to the versions (bits) whose
 	// default grants for it give the key's capability.
 	defaults map[int32]uint8
-	// touched maps a tenant to the subjects of noneCover that it raises.
-	touched  map[int32][]int32
-	relevant []int32 // tenants with a grant, a default or a touch here, sorted
-	none     counts  // the profile of a principal without a named tenant
-	global   counts  // subjects by base α-combo, before any key
+	relevant []int32 // tenants with a grant or a default of their own here, sorted
+	// seen holds the profiles analysed for the key, as presence and
+	// default bits: two that agree reach the same pairs.
+	seen   map[uint64]bool
+	none   counts // the profile of a principal without a named tenant
+	global counts // subjects by base α-combo, before any key
 	// analyses counts the profiles analysed, for the test that bounds
 	// them.
 	analyses int
@@ -29,7 +30,7 @@ type keyScan struct {
 
 func newKeyScan(u *universe) *keyScan {
 	s := &keyScan{u: u, noneCover: map[int32]uint8{}, tenCover: map[int32]map[int32]uint8{},
-		defaults: map[int32]uint8{}, touched: map[int32][]int32{}}
+		defaults: map[int32]uint8{}, seen: map[uint64]bool{}}
 	for k := range 2 {
 		for a := 1; a < 4; a++ {
 			s.global[k][alphaType(uint8(a))] = int32(len(u.alpha[k][a]))
@@ -40,32 +41,30 @@ func newKeyScan(u *universe) *keyScan {
 
 // pairs returns the pairs of (held under OLD, held under NEW) that some
 // principal reaches for key k, whose capability is capOld in OLD and
-// capNew in NEW ("" where the version has no such row).
-// With collect set, it keeps other classes that reach each pair too.
+// capNew in NEW ("" where the version has no such row). With collect set,
+// it keeps other classes that reach each pair too.
+//
+// It analyses the profile without a tenant; for each group of tenants, a
+// member without a grant or default of its own for the key, whose
+// profile is the group's; and each tenant with one. Profiles that agree
+// on which types are present and on the default grants reach the same
+// pairs, and are analysed once: a key costs a few lookups a group, and
+// analyses at most one profile a presence.
 func (s *keyScan) pairs(k Key, capOld, capNew string, collect bool) pairs {
 	s.scan(k, capOld, capNew)
 	p := pairs{collect: collect}
 	s.analyse(&s.none, noTenant, &p)
-	// A tenant that is not relevant here decides as the tenant-less
-	// profile with its group's raises: as any other whose raises leave the
-	// same α-combos present. Each such presence is analysed once, so a
-	// key costs a few comparisons a group, and at most 64 analyses.
-	var seen [64]bool
-	seen[presence(&s.none)] = true
 	for _, g := range s.u.groups {
 		if p.complete() {
 			return p
 		}
-		c := s.bystanderCounts(g)
-		if seen[presence(&c)] {
+		c := s.groupCounts(g)
+		if s.seen[profileKey(&c, s.defaultBits(noTenant))] {
 			continue
 		}
-		t, ok := s.bystander(g)
-		if !ok {
-			continue
+		if t, ok := s.bystander(g); ok {
+			s.analyse(&c, t, &p)
 		}
-		seen[presence(&c)] = true
-		s.analyse(&c, t, &p)
 	}
 	for _, t := range s.relevant {
 		if p.complete() {
@@ -77,43 +76,89 @@ func (s *keyScan) pairs(k Key, capOld, capNew string, collect bool) pairs {
 	return p
 }
 
-// analyse adds to p the pairs of a profile of tenant t (a bystander's is
-// analysed as t, whose defaults are noTenant's here).
+// analyse adds to p the pairs of a profile of tenant t, unless a profile
+// that reaches the same ones was analysed for the key.
 func (s *keyScan) analyse(c *counts, t int32, p *pairs) {
+	key := profileKey(c, s.defaultBits(t))
+	if s.seen[key] {
+		return
+	}
+	s.seen[key] = true
 	s.analyses++
 	analyse(c, t, s.byDefault(t, 1), s.byDefault(t, 2), p)
 }
 
-// bystanderCounts is the profile of a member of g that is not relevant
-// to the key: the tenant-less profile, with the subjects g raises moved
-// from their base α-combos, as if they covered nothing (they do not), and
-// one at least in each α-combo they are raised to.
-func (s *keyScan) bystanderCounts(g *group) counts {
+// profileKey is what decides a profile's pairs: the types present among
+// ids and among roles (type 0 always is), and the versions whose default
+// grants give the capability.
+func profileKey(c *counts, defaults uint8) uint64 {
+	key := uint64(defaults)
+	for kind := range 2 {
+		for t := 1; t < 16; t++ {
+			if c[kind][t] > 0 {
+				key |= 1 << (2 + kind*16 + t)
+			}
+		}
+	}
+	return key
+}
+
+// groupCounts is the profile of a member of g that has no grant or
+// default of its own for the key: the profile without a tenant, with the
+// subjects g raises moved from their base α-combos to their raised ones
+// (those that cover the key without a tenant keeping their cover), and
+// one at least in each α-combo a full raise reaches (such a subject
+// covers nothing here).
+func (s *keyScan) groupCounts(g *group) counts {
 	c := s.none
 	for kind := range 2 {
 		for a := 1; a < 4; a++ {
-			c[kind][alphaType(uint8(a))] -= g.from[kind][a]
-			if g.to[kind][a] {
+			c[kind][alphaType(uint8(a))] += g.toPartly[kind][a] - g.from[kind][a]
+			if g.toFully[kind][a] {
 				c[kind][alphaType(uint8(a))]++
 			}
 		}
 	}
+	s.eachCovering(g.partial, func(subj int32, aT uint8) {
+		s.moveCovering(&c, subj, aT, s.noneCover[subj])
+	})
 	return c
 }
 
-// presence is which α-combos a profile has subjects of, beyond those that
-// cover: six bits, three a kind.
-func presence(c *counts) int {
-	bits := 0
-	for kind := range 2 {
-		for a := 1; a < 4; a++ {
-			if c[kind][alphaType(uint8(a))] > 0 {
-				bits |= 1 << (kind*3 + a - 1)
+// eachCovering calls f for each subject of raises that covers the key
+// without a tenant, with the α-combo it is raised to, walking the
+// shorter of the two.
+func (s *keyScan) eachCovering(raises map[int32]uint8, f func(subj int32, aT uint8)) {
+	if len(raises) < len(s.noneCover) {
+		for subj, aT := range raises {
+			if s.noneCover[subj] != 0 {
+				f(subj, aT)
 			}
 		}
+		return
 	}
-	return bits
+	for subj := range s.noneCover {
+		if aT, ok := raises[subj]; ok {
+			f(subj, aT)
+		}
+	}
 }
+
+// moveCovering corrects a profile in which subj, which covers the key as
+// cn says without a tenant, was counted both at its covering type and, by
+// a raise to aT, as if it covered nothing: it keeps one count, at its
+// type raised, covering as c says.
+func (s *keyScan) moveCovering(cs *counts, subj int32, aT, c uint8) {
+	kind, a0 := s.u.kindOf(subj), s.u.base[subj]
+	cs[kind][alphaType(a0)]++
+	cs[kind][alphaType(aT)]--
+	cs[kind][fullType(a0, s.noneCover[subj])]--
+	cs[kind][fullType(aT, c)]++
+}
+
+// defaultBits are the versions (1 OLD, 2 NEW) whose default grants give
+// the key's capability to principals of tenant t.
+func (s *keyScan) defaultBits(t int32) uint8 { return s.defaults[noTenant] | s.defaults[t] }
 
 // byDefault reports whether a default grant of the version (bit 1 OLD, 2
 // NEW) gives the key's capability to principals of tenant t.
@@ -137,7 +182,7 @@ func (s *keyScan) scan(k Key, capOld, capNew string) {
 	clear(s.noneCover)
 	clear(s.tenCover)
 	clear(s.defaults)
-	clear(s.touched)
+	clear(s.seen)
 	s.relevant = s.relevant[:0]
 	for bit, side := range []*side{s.u.old, s.u.new} {
 		capability := capOld
@@ -157,9 +202,6 @@ func (s *keyScan) scan(k Key, capOld, capNew string) {
 		kind, a := s.u.kindOf(subj), s.u.base[subj]
 		s.none[kind][alphaType(a)]--
 		s.none[kind][fullType(a, c)]++
-		for _, t := range s.u.raisers[subj] {
-			s.touched[t] = append(s.touched[t], subj)
-		}
 	}
 	s.none[0][0], s.none[1][0] = 0, 0 // type 0 is not counted
 	for t := range s.tenCover {
@@ -169,9 +211,6 @@ func (s *keyScan) scan(k Key, capOld, capNew string) {
 		if t != noTenant {
 			s.relevant = append(s.relevant, t)
 		}
-	}
-	for t := range s.touched {
-		s.relevant = append(s.relevant, t)
 	}
 	slices.Sort(s.relevant)
 	s.relevant = slices.Compact(s.relevant)
@@ -192,11 +231,11 @@ func (s *keyScan) addCover(hs []holder, bit uint8) {
 	}
 }
 
-// tenantCounts is the profile of a principal of tenant t, which is
-// relevant to the key: the profile without a tenant, with every subject
-// that t raises moved from its base α-combo to its combo under t as if it
-// covered nothing, and then each subject that covers the key and that t
-// raises or its own grants let cover moved to its type under t.
+// tenantCounts is the profile of a principal of tenant t, which has a
+// grant or a default of its own for the key: the profile without a
+// tenant, with every subject that t raises moved from its base α-combo to
+// its combo under t, and each subject that covers the key, without a
+// tenant or by t's own grants, at its type under t.
 func (s *keyScan) tenantCounts(t int32) counts {
 	c := s.none
 	ti := &s.u.tenants[t]
@@ -205,25 +244,23 @@ func (s *keyScan) tenantCounts(t int32) counts {
 			c[kind][alphaType(uint8(a))] += ti.to[kind][a] - ti.from[kind][a]
 		}
 	}
-	special := slices.Clone(s.touched[t])
-	for subj := range s.tenCover[t] {
-		special = append(special, subj)
-	}
-	slices.Sort(special)
-	special = slices.Compact(special)
-	for _, subj := range special {
+	raises := s.u.groups[ti.group].partial
+	own := s.tenCover[t]
+	s.eachCovering(raises, func(subj int32, aT uint8) {
+		s.moveCovering(&c, subj, aT, s.noneCover[subj]|own[subj])
+	})
+	for subj, ct := range own {
 		kind, a0, aT := s.u.kindOf(subj), s.u.base[subj], s.u.alphaOf(subj, t)
 		cn := s.noneCover[subj]
-		if cn != 0 {
+		switch {
+		case cn != 0 && aT != a0:
+			continue // moved above, with its own cover
+		case cn != 0:
 			c[kind][fullType(a0, cn)]--
-			if aT != a0 { // the raise above moved it as if it covered nothing
-				c[kind][alphaType(a0)]++
-				c[kind][alphaType(aT)]--
-			}
-		} else {
+		default:
 			c[kind][alphaType(aT)]--
 		}
-		c[kind][fullType(aT, cn|s.tenCover[t][subj])]++
+		c[kind][fullType(aT, cn|ct)]++
 	}
 	c[0][0], c[1][0] = 0, 0
 	return c

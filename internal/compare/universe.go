@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hcp-rego/hcp-rego/compile"
 )
@@ -48,7 +49,6 @@ type universe struct {
 	freeID   string           // an id no grant names
 	base     []uint8          // per subject: its α-combo from tenantless holders
 	raised   map[holder]uint8 // (subject, tenant) → its α-combo there, where it differs from base
-	raisers  [][]int32        // per subject: the tenants that raise it
 	tenants  []tenantInfo     // per tenant
 	groups   []*group
 	// alpha lists, per kind and α-combo (1 to 3), the subjects whose base
@@ -58,24 +58,25 @@ type universe struct {
 
 // tenantInfo is what a tenant's grants change about who is named.
 type tenantInfo struct {
-	raised []int32     // the subjects it raises
+	raised []int32     // the subjects it raises, in order
 	from   [2][4]int32 // per kind and base α-combo: how many it raises from there
 	to     [2][4]int32 // per kind and α-combo: how many it raises to there
 	group  int         // index in universe.groups
 }
 
-// group holds the tenants whose raises change the counts of subjects by
-// α-combo alike: for a key that none of its tenants has a grant or a
-// default for, and whose covering subjects none raises, each member
-// decides as the others do (see profile.go).
+// group holds the tenants whose raises are alike: the same subjects named
+// without a tenant in some version (partial raises), raised to the same
+// α-combos, and raises of subjects no tenantless grant names to the same
+// α-combos (full raises; those subjects cover no key for a tenant that
+// has no grant of its own there). For a key that none of its tenants has
+// a grant or a default for, each member decides as the others do (see
+// profile.go).
 type group struct {
-	signature
-	members []int32
-}
-
-type signature struct {
-	from [2][4]int32
-	to   [2][4]bool
+	partial  map[int32]uint8 // subject → the α-combo it is raised to
+	from     [2][4]int32     // the partial raises, by kind and base α-combo
+	toPartly [2][4]int32     // the partial raises, by kind and raised α-combo
+	toFully  [2][4]bool      // whether a full raise reaches each α-combo
+	members  []int32
 }
 
 // newUniverse indexes both versions' grants.
@@ -83,7 +84,6 @@ func newUniverse(oldGrants, newGrants []*compile.Grant) *universe {
 	n := newNames()
 	u := &universe{names: n, old: newSide(n, oldGrants), new: newSide(n, newGrants), raised: map[holder]uint8{}}
 	u.base = make([]uint8, len(n.subjectsOf))
-	u.raisers = make([][]int32, len(n.subjectsOf))
 	u.tenants = make([]tenantInfo, len(n.tenantsOf))
 	tenanted := map[holder]uint8{}
 	for bit, s := range []*side{u.old, u.new} {
@@ -112,46 +112,49 @@ func newUniverse(oldGrants, newGrants []*compile.Grant) *universe {
 	return u
 }
 
-// indexRaises fills raisers and each tenant's raised, from and to, in an
-// order that does not depend on map iteration.
+// indexRaises fills each tenant's raised, from and to, in an order that
+// does not depend on map iteration.
 func (u *universe) indexRaises() {
 	for h, a := range u.raised {
-		u.raisers[h.subject] = append(u.raisers[h.subject], h.tenant)
 		ti := &u.tenants[h.tenant]
 		ti.raised = append(ti.raised, h.subject)
 		k := u.kindOf(h.subject)
 		ti.from[k][u.base[h.subject]]++
 		ti.to[k][a]++
 	}
-	for s := range u.raisers {
-		slices.Sort(u.raisers[s])
-	}
 	for t := range u.tenants {
 		slices.Sort(u.tenants[t].raised)
 	}
 }
 
-// groupTenants groups the tenants by signature, noTenant first: its group
-// (nothing raised) is the one every key analyses.
+// groupTenants groups the tenants by their raises, noTenant's group
+// (nothing raised) first.
 func (u *universe) groupTenants() {
-	index := map[signature]int{}
+	index := map[string]int{}
 	for t := range u.tenants {
 		ti := &u.tenants[t]
-		var sig signature
-		for k := range 2 {
-			for a := 1; a < 4; a++ {
-				sig.from[k][a] = ti.from[k][a]
-				sig.to[k][a] = ti.to[k][a] > 0
+		g := &group{partial: map[int32]uint8{}}
+		var key strings.Builder
+		for _, subj := range ti.raised {
+			k, a := u.kindOf(subj), u.raised[holder{subj, int32(t)}]
+			if b := u.base[subj]; b != 0 {
+				g.partial[subj] = a
+				g.from[k][b]++
+				g.toPartly[k][a]++
+				fmt.Fprintf(&key, "%d:%d ", subj, a)
+			} else {
+				g.toFully[k][a] = true
 			}
 		}
-		g, ok := index[sig]
+		fmt.Fprintf(&key, "%v", g.toFully)
+		i, ok := index[key.String()]
 		if !ok {
-			g = len(u.groups)
-			index[sig] = g
-			u.groups = append(u.groups, &group{signature: sig})
+			i = len(u.groups)
+			index[key.String()] = i
+			u.groups = append(u.groups, g)
 		}
-		ti.group = g
-		u.groups[g].members = append(u.groups[g].members, int32(t))
+		ti.group = i
+		u.groups[i].members = append(u.groups[i].members, int32(t))
 	}
 }
 
