@@ -20,9 +20,13 @@ type keyScan struct {
 	relevant []int32 // tenants with a grant or a default of their own here, sorted
 	// seen holds the profiles analysed for the key, as presence and
 	// default bits: two that agree reach the same pairs.
-	seen   map[uint64]bool
-	none   counts // the profile of a principal without a named tenant
-	global counts // subjects by base α-combo, before any key
+	seen map[uint64]bool
+	// coverMask has the partial bit of each tenantless covering subject;
+	// noneKey is the tenant-less profile's key without its α-only bits.
+	coverMask []uint64
+	noneKey   uint64
+	none      counts // the profile of a principal without a named tenant
+	global    counts // subjects by base α-combo, before any key
 	// analyses counts the profiles analysed, for the test that bounds
 	// them.
 	analyses int
@@ -58,11 +62,11 @@ func (s *keyScan) pairs(k Key, capOld, capNew string, collect bool) pairs {
 		if p.complete() {
 			return p
 		}
-		c := s.groupCounts(g)
-		if s.seen[profileKey(&c, s.defaultBits(noTenant))] {
+		if s.seen[s.groupKey(g)] {
 			continue
 		}
 		if t, ok := s.bystander(g); ok {
+			c := s.groupCounts(g)
 			s.analyse(&c, t, &p)
 		}
 	}
@@ -96,12 +100,16 @@ func profileKey(c *counts, defaults uint8) uint64 {
 	for kind := range 2 {
 		for t := 1; t < 16; t++ {
 			if c[kind][t] > 0 {
-				key |= 1 << (2 + kind*16 + t)
+				key |= keyBit(kind, t)
 			}
 		}
 	}
 	return key
 }
+
+// keyBit is the bit of a profile key that says a type of a kind is
+// present.
+func keyBit(kind, t int) uint64 { return 1 << (2 + kind*16 + t) }
 
 // groupCounts is the profile of a member of g that has no grant or
 // default of its own for the key: the profile without a tenant, with the
@@ -123,6 +131,28 @@ func (s *keyScan) groupCounts(g *group) counts {
 		s.moveCovering(&c, subj, aT, s.noneCover[subj])
 	})
 	return c
+}
+
+// groupKey is the profile key of groupCounts(g), found without the
+// profile where g raises no subject that covers the key: the α-only
+// counts alone move, and a key has many such groups.
+func (s *keyScan) groupKey(g *group) uint64 {
+	for i, m := range g.mask {
+		if m&s.coverMask[i] != 0 {
+			c := s.groupCounts(g)
+			return profileKey(&c, s.defaultBits(noTenant))
+		}
+	}
+	key := s.noneKey
+	for kind := range 2 {
+		for a := 1; a < 4; a++ {
+			t := alphaType(uint8(a))
+			if s.none[kind][t]+g.toPartly[kind][a]-g.from[kind][a] > 0 || g.toFully[kind][a] {
+				key |= keyBit(kind, int(t))
+			}
+		}
+	}
+	return key
 }
 
 // eachCovering calls f for each subject of raises that covers the key
@@ -204,6 +234,18 @@ func (s *keyScan) scan(k Key, capOld, capNew string) {
 		s.none[kind][fullType(a, c)]++
 	}
 	s.none[0][0], s.none[1][0] = 0, 0 // type 0 is not counted
+	s.coverMask = make([]uint64, (len(s.u.partialBit)+63)/64)
+	for subj := range s.noneCover {
+		if b, ok := s.u.partialBit[subj]; ok {
+			s.coverMask[b/64] |= 1 << (b % 64)
+		}
+	}
+	s.noneKey = profileKey(&s.none, s.defaultBits(noTenant))
+	for kind := range 2 {
+		for a := 1; a < 4; a++ {
+			s.noneKey &^= keyBit(kind, int(alphaType(uint8(a))))
+		}
+	}
 	for t := range s.tenCover {
 		s.relevant = append(s.relevant, t)
 	}

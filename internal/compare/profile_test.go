@@ -66,6 +66,9 @@ func TestProfilesCountTypes(t *testing.T) {
 				if profileKey(&got, 0) != profileKey(&want, 0) {
 					t.Errorf("%s, group of %s: counts %v, want the types of %v", where, u.names.tenantsOf[member], got, want)
 				}
+				if key, want := scan.groupKey(g), profileKey(&want, scan.defaultBits(noTenant)); key != want {
+					t.Errorf("%s, group of %s: key %x, want %x", where, u.names.tenantsOf[member], key, want)
+				}
 				checked++
 			}
 		}

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -51,6 +52,10 @@ type universe struct {
 	raised   map[holder]uint8 // (subject, tenant) → its α-combo there, where it differs from base
 	tenants  []tenantInfo     // per tenant
 	groups   []*group
+	// partialBit numbers the subjects that some tenant raises and some
+	// tenantless grant names (a group's partial raises), for the groups'
+	// masks.
+	partialBit map[int32]int
 	// alpha lists, per kind and α-combo (1 to 3), the subjects whose base
 	// combo it is, in the order interned.
 	alpha [2][4][]int32
@@ -77,6 +82,10 @@ type group struct {
 	toPartly [2][4]int32     // the partial raises, by kind and raised α-combo
 	toFully  [2][4]bool      // whether a full raise reaches each α-combo
 	members  []int32
+	// mask has the bit (universe.partialBit) of each subject of partial:
+	// a key none of whose tenantless covering subjects it has leaves the
+	// group's profile the tenant-less one with the counts above moved.
+	mask []uint64
 }
 
 // newUniverse indexes both versions' grants.
@@ -155,6 +164,21 @@ func (u *universe) groupTenants() {
 		}
 		ti.group = i
 		u.groups[i].members = append(u.groups[i].members, int32(t))
+	}
+	u.partialBit = map[int32]int{}
+	for _, g := range u.groups {
+		for _, subj := range slices.Sorted(maps.Keys(g.partial)) {
+			if _, ok := u.partialBit[subj]; !ok {
+				u.partialBit[subj] = len(u.partialBit)
+			}
+		}
+	}
+	for _, g := range u.groups {
+		g.mask = make([]uint64, (len(u.partialBit)+63)/64)
+		for subj := range g.partial {
+			b := u.partialBit[subj]
+			g.mask[b/64] |= 1 << (b % 64)
+		}
 	}
 }
 
