@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/compile"
@@ -163,4 +164,56 @@ func layerContexts(k Key) []map[string]any {
 		}
 	}
 	return out
+}
+
+// TestLayerTriesBounded: a layer that denies every call makes compare
+// try at most maxLayerTries calls for each example, on generated pairs
+// whose keys have many classes of calls decided differently.
+func TestLayerTriesBounded(t *testing.T) {
+	most := 0
+	for seed := range 20 {
+		r := rand.New(rand.NewPCG(uint64(seed), 59))
+		b := randomRepo(r, 8+r.IntN(8))
+		a := mutate(r, b)
+		dir := t.TempDir()
+		before, after := b.model(t, filepath.Join(dir, "old")), a.model(t, filepath.Join(dir, "new"))
+		var mu sync.Mutex
+		tries := map[Key]int{}
+		deny := layerFunc(func(in map[string]any) (any, any) {
+			mu.Lock()
+			defer mu.Unlock()
+			k := Key{Pack: in["pack_id"].(string), Kind: compile.Verb}
+			if key, ok := in["stimulus"].(string); ok {
+				k.Kind, k.Key = compile.Stimulus, key
+			} else {
+				k.Key = in["verb_key"].(string)
+			}
+			tries[k]++
+			return []any{"maintenance"}, nil
+		})
+		rep, err := Compare(context.Background(), before, after, Options{Layer: deny})
+		if err != nil {
+			t.Fatal(err)
+		}
+		examples := map[Key]int{}
+		for _, f := range rep.Findings {
+			for _, ex := range []*Example{f.Wider, f.Narrower} {
+				if ex != nil {
+					examples[f.Key]++
+					if !ex.Masked {
+						t.Errorf("seed %d, %s: an example through a layer that denies everything", seed, f.Key.Key)
+					}
+				}
+			}
+		}
+		for key, n := range tries {
+			most = max(most, n)
+			if n > maxLayerTries*examples[key] {
+				t.Errorf("seed %d, %s: %d calls tried for %d examples, want at most %d each", seed, key.Key, n, examples[key], maxLayerTries)
+			}
+		}
+	}
+	if most < maxLayerTries {
+		t.Errorf("no key tried more than %d calls: the pairs do not test the bound", most)
+	}
 }
