@@ -86,7 +86,7 @@ func Compare(ctx context.Context, before, after *compile.Model, o Options) (*Rep
 		decideNew: reference.New(after.Packs(), after.Grants())}
 	keys := keysOf(before, after)
 	found := make([]*Finding, len(keys))
-	var g errgroup.Group
+	g, ctx := errgroup.WithContext(ctx) // one worker's error stops the others
 	workers := runtime.GOMAXPROCS(0)
 	for n := range workers {
 		g.Go(func() error {
