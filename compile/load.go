@@ -83,7 +83,7 @@ type loaded[T any] struct {
 // refused.
 func loadAll(packDirs, grantFiles []string, newBudget func() *document.Budget) ([]loaded[*Pack], []loaded[[]*Grant]) {
 	budget := newBudget()
-	if packs, files := readAll(packDirs, grantFiles, budget, runtime.GOMAXPROCS(0)); !budget.RefusedJSON() {
+	if packs, files := readAll(packDirs, grantFiles, budget, runtime.GOMAXPROCS(0)); !budget.Refused() {
 		return packs, files
 	}
 	// What the first read kept is garbage now, not held through the second.

@@ -14,20 +14,21 @@ import (
 // ParseJSON then walks the file with encoding/json, whose messages name the
 // problem.
 type quickParser struct {
-	data []byte
-	ix   *lineIndex
-	dec  *jsontext.Decoder
-	vals *tally // the values of the run's JSON files
-	over int    // where the value past a limit of values starts, or -1
+	data   []byte
+	ix     *lineIndex
+	dec    *jsontext.Decoder
+	vals   *tally  // the values of the run's JSON files
+	over   int     // where the value past a limit of values starts, or -1
+	stream *stream // the array handed on element by element, if any
 }
 
 // quickParse returns the tree of data, its values counted in vals, or
 // false when the file has any problem at all. When that problem is a
 // value past the file's or the run's limit of values, over is where it
 // starts: the file has no other problem before it.
-func quickParse(data []byte, vals *tally) (root *Node, over int, ok bool) {
-	q := &quickParser{data: data, ix: newLineIndex(data), dec: jsontext.NewDecoder(bytes.NewReader(data)), vals: vals, over: -1}
-	root, ok = q.value(0)
+func quickParse(data []byte, vals *tally, s *stream) (root *Node, over int, ok bool) {
+	q := &quickParser{data: data, ix: newLineIndex(data), dec: jsontext.NewDecoder(bytes.NewReader(data)), vals: vals, over: -1, stream: s}
+	root, ok = q.value(0, true)
 	if !ok {
 		return nil, q.over, false
 	}
@@ -40,22 +41,58 @@ func quickParse(data []byte, vals *tally) (root *Node, over int, ok bool) {
 // next returns the offset at which the next token starts.
 func (q *quickParser) next() int { return tokenStart(q.data, int(q.dec.InputOffset())) }
 
-func (q *quickParser) value(depth int) (*Node, bool) {
+// value reads one whole value, kept in the tree or handed on.
+func (q *quickParser) value(depth int, kept bool) (*Node, bool) {
 	start := q.next()
 	tok, err := q.dec.ReadToken()
 	if err != nil {
 		return nil, false
 	}
-	if q.vals.full() || !q.vals.one() {
+	return q.node(tok, start, depth, kept)
+}
+
+// streamed reads the value of the streamed array's member: an array's
+// elements are handed on one by one; any other value is kept, for the
+// schema to refuse.
+func (q *quickParser) streamed(depth int) (*Node, bool) {
+	start := q.next()
+	tok, err := q.dec.ReadToken()
+	if err != nil {
+		return nil, false
+	}
+	if tok.Kind() != '[' {
+		return q.node(tok, start, depth, true)
+	}
+	if !q.vals.one(true) {
+		q.over = start
+		return nil, false
+	}
+	n := &Node{Kind: Array, Pos: q.ix.pos(start)}
+	for i := 0; q.dec.PeekKind() != ']'; i++ {
+		used := q.vals.used
+		item, ok := q.value(depth+1, false)
+		if !ok {
+			return nil, false
+		}
+		q.stream.items.Item(i, item)
+		q.vals.handedOn(q.vals.used - used)
+	}
+	_, err = q.dec.ReadToken()
+	return n, err == nil
+}
+
+// node reads the value that starts with tok, at start.
+func (q *quickParser) node(tok jsontext.Token, start, depth int, kept bool) (*Node, bool) {
+	if !q.vals.one(kept) {
 		q.over = start
 		return nil, false
 	}
 	n := &Node{Pos: q.ix.pos(start)}
 	switch tok.Kind() {
 	case '{':
-		return n, depth < MaxDepth && q.object(n, depth+1)
+		return n, depth < MaxDepth && q.object(n, depth+1, kept)
 	case '[':
-		return n, depth < MaxDepth && q.array(n, depth+1)
+		return n, depth < MaxDepth && q.array(n, depth+1, kept)
 	case '"':
 		n.Kind, n.Text = String, tok.String()
 		return n, len(n.Text) <= MaxStringBytes
@@ -72,10 +109,10 @@ func (q *quickParser) value(depth int) (*Node, bool) {
 	return n, true
 }
 
-func (q *quickParser) array(n *Node, depth int) bool {
+func (q *quickParser) array(n *Node, depth int, kept bool) bool {
 	n.Kind = Array
 	for q.dec.PeekKind() != ']' {
-		item, ok := q.value(depth)
+		item, ok := q.value(depth, kept)
 		if !ok {
 			return false
 		}
@@ -88,7 +125,7 @@ func (q *quickParser) array(n *Node, depth int) bool {
 // object reads the members of an object. jsontext refuses a duplicate key,
 // so every key is new here. Only an object of more than smallObject
 // members is indexed by key.
-func (q *quickParser) object(n *Node, depth int) bool {
+func (q *quickParser) object(n *Node, depth int, kept bool) bool {
 	n.Kind = Object
 	for q.dec.PeekKind() != '}' {
 		start := q.next()
@@ -98,7 +135,13 @@ func (q *quickParser) object(n *Node, depth int) bool {
 		}
 		key := tok.String()
 		keyPos := q.ix.pos(start)
-		member, ok := q.value(depth)
+		var member *Node
+		var ok bool
+		if q.stream.at(depth, key) {
+			member, ok = q.streamed(depth)
+		} else {
+			member, ok = q.value(depth, kept)
+		}
 		if !ok || len(key) > MaxStringBytes {
 			return false
 		}
