@@ -62,8 +62,9 @@ func ParseJSONStream(file string, data []byte, budget *Budget, key string, items
 // Items takes the elements of the array that ParseJSONStream streams, in
 // order.
 type Items interface {
-	// Item takes element i of the array (from 0); the parse keeps no
-	// reference to it.
+	// Item takes element i of the array (from 0). It may keep nothing
+	// of n but its strings: the parse reads the next element into the
+	// same nodes.
 	Item(i int, n *Node)
 	// Restart forgets every element taken: they come again, from 0.
 	Restart()

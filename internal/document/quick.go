@@ -20,6 +20,10 @@ type quickParser struct {
 	vals   *tally  // the values of the run's JSON files
 	over   int     // where the value past a limit of values starts, or -1
 	stream *stream // the array handed on element by element, if any
+	// scratch holds the nodes of the streamed element being read: each
+	// element is read into the same nodes, so that a million grants cost
+	// the nodes of one (Items.Item keeps none).
+	scratch scratch
 }
 
 // quickParse returns the tree of data, its values counted in vals, or
@@ -76,6 +80,7 @@ func (q *quickParser) streamed(depth int) (*Node, bool) {
 		}
 		q.stream.items.Item(i, item)
 		q.vals.handedOn(q.vals.used - used)
+		q.scratch.reset()
 	}
 	_, err = q.dec.ReadToken()
 	return n, err == nil
@@ -87,7 +92,11 @@ func (q *quickParser) node(tok jsontext.Token, start, depth int, kept bool) (*No
 		q.over = start
 		return nil, false
 	}
-	n := &Node{Pos: q.ix.pos(start)}
+	n := &Node{}
+	if !kept {
+		n = q.scratch.node()
+	}
+	n.Pos = q.ix.pos(start)
 	switch tok.Kind() {
 	case '{':
 		return n, depth < MaxDepth && q.object(n, depth+1, kept)
@@ -157,3 +166,29 @@ func (q *quickParser) object(n *Node, depth int, kept bool) bool {
 	_, err := q.dec.ReadToken()
 	return err == nil
 }
+
+// scratch is nodes used again from one streamed element to the next. A
+// node keeps its Items' array, which the next element's fills again.
+type scratch struct {
+	chunks [][]Node
+	used   int // nodes handed out since the last reset
+}
+
+// scratchChunk is how many nodes scratch makes at a time; a grant takes
+// seven.
+const scratchChunk = 32
+
+// node returns a node, empty but for the array of its Items.
+func (s *scratch) node() *Node {
+	c, i := s.used/scratchChunk, s.used%scratchChunk
+	if c == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]Node, scratchChunk))
+	}
+	s.used++
+	n := &s.chunks[c][i]
+	*n = Node{Items: n.Items[:0]}
+	return n
+}
+
+// reset hands every node out again.
+func (s *scratch) reset() { s.used = 0 }

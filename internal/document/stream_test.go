@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// collected keeps the elements a stream hands on.
+// collected keeps copies of the elements a stream hands on: the parse
+// reads the next element into the same nodes.
 type collected struct {
 	items    []*Node
 	restarts int
@@ -17,7 +18,23 @@ func (c *collected) Item(i int, n *Node) {
 	if i != len(c.items) {
 		panic(fmt.Sprintf("element %d after %d", i, len(c.items)))
 	}
-	c.items = append(c.items, n)
+	c.items = append(c.items, deepCopy(n))
+}
+
+// deepCopy copies n and every node under it.
+func deepCopy(n *Node) *Node {
+	c := *n
+	c.Items = nil
+	for _, item := range n.Items {
+		c.Items = append(c.Items, deepCopy(item))
+	}
+	if n.fields != nil {
+		c.fields = map[string]*Node{}
+		for _, item := range c.Items {
+			c.fields[item.Key] = item
+		}
+	}
+	return &c
 }
 
 func (c *collected) Restart() { c.items, c.restarts = nil, c.restarts+1 }

@@ -86,16 +86,23 @@ func (s *Schema) itemSchema(key string) *jsonschema.Schema {
 // valid. Its problems are kept, worded, while the file has fewer than
 // MaxProblems; past that they are counted.
 func (it *Items) Check(i int, n *document.Node) bool {
-	// The key is a plain name: PathTo writes the element so.
-	sc := scope{root: n, path: fmt.Sprintf("%s[%d]", it.key, i), keywords: it.keywords}
-	leaves, err := it.s.violations(it.file, sc, it.item)
-	if err != nil {
-		var errs problem.Errors
-		errs.Merge(it.file, err)
-		it.keep(listedLeaf{pos: n.Pos, errs: errs})
+	err := it.item.Validate(n.Value())
+	if err == nil {
+		return true
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		it.keep(listedLeaf{pos: n.Pos, errs: problem.Errors{{File: it.file, Msg: err.Error()}}})
 		return false
 	}
-	for _, l := range leaves {
+	if it.problems >= MaxProblems && it.unlisted > 0 {
+		// Only how many: where they stand and what they say is not told.
+		it.unlisted += len(it.s.leaves(ve, it.keywords))
+		return false
+	}
+	// The key is a plain name: PathTo writes the element so.
+	sc := scope{root: n, path: fmt.Sprintf("%s[%d]", it.key, i), keywords: it.keywords}
+	for _, l := range placed(n, it.s.leaves(ve, it.keywords)) {
 		if it.problems < MaxProblems {
 			it.keep(listedLeaf{pos: l.pos, keyword: l.leaf.KeywordLocation, errs: it.s.translate(it.file, sc, l.leaf)})
 			continue
@@ -105,7 +112,7 @@ func (it *Items) Check(i int, n *document.Node) bool {
 		}
 		it.unlisted++
 	}
-	return len(leaves) == 0
+	return false
 }
 
 func (it *Items) keep(l listedLeaf) {
