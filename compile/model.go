@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // Kind says whether a row is a command or a trigger.
@@ -152,7 +153,22 @@ type Grant struct {
 	Stimulus     string
 	Capabilities []string
 
-	node *document.Node
+	places grantPlaces
+}
+
+// grantPlaces are where lint names a grant's problems: the values of its
+// pack_id, of its verb_key or stimulus, and, when its scope refuses one
+// of its capabilities (misfits), of each capability. A grant keeps them,
+// not its parse tree.
+type grantPlaces struct {
+	pack, scope  problem.Pos
+	capabilities []problem.Pos
+}
+
+// misfits reports whether the grant's scope refuses capability c (SPEC
+// §2.3): sense.enable on a verb_key, any other on a stimulus.
+func (g *Grant) misfits(c string) bool {
+	return g.VerbKey != "" && c == CapSense || g.Stimulus != "" && c != CapSense
 }
 
 // Source is the grant's provenance, "grants/acme.json:5".

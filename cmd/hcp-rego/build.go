@@ -23,6 +23,7 @@ type buildOptions struct {
 	output   string
 	revision string
 	signing  bundles.Signing
+	sources  sourceLimit
 }
 
 func newBuildCommand(s streams) *cobra.Command {
@@ -64,6 +65,7 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 	emptyHint(cmd, "signing-key", "the bundle would go unsigned")
 	cmd.Flags().StringVar(&o.signing.Algorithm, "signing-alg", "", "the signing algorithm: "+strings.Join(bundles.Algorithms, "|")+" (default RS256)")
 	cmd.Flags().StringVar(&o.signing.KeyID, "signing-key-id", "", `the key id the signature names (default "default")`)
+	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
@@ -77,7 +79,7 @@ func runBuild(s streams, o buildOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	built, err := compile.Build(compile.BuildOptions{Packs: o.packs, Grants: o.grants, Output: o.output, Revision: o.revision, Signing: signing})
+	built, err := compile.Build(compile.BuildOptions{Packs: o.packs, Grants: o.grants, Output: o.output, Revision: o.revision, Signing: signing, Limits: o.sources.limits()})
 	if err != nil {
 		return badInput(err)
 	}

@@ -22,6 +22,7 @@ type testOptions struct {
 	threshold string
 	explain   bool
 	watch     bool
+	sources   sourceLimit
 }
 
 func newTestCommand(s streams) *cobra.Command {
@@ -64,6 +65,7 @@ the watch goes on; Ctrl-C ends it with exit 0 ("hcp-rego test --watch .").`,
 	cmd.Flags().StringVar(&o.threshold, "threshold", "", "fail below this coverage percentage, 0 to 100 (implies --coverage)")
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "walk the chain under each failing case, as eval --explain does")
 	cmd.Flags().BoolVar(&o.watch, "watch", false, "run again on each change under PATH until Ctrl-C")
+	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	return cmd
 }
 
@@ -84,7 +86,7 @@ func runTest(ctx context.Context, s streams, o testOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	run := testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil, Explain: o.explain}
+	run := testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil, Explain: o.explain, Limits: o.sources.limits()}
 	if o.watch {
 		return watchTests(ctx, s, o, run)
 	}

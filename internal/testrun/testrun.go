@@ -34,6 +34,9 @@ type Options struct {
 	// Explain walks the chain of SPEC §3.2 for every failing case, as
 	// `eval --explain` does (Result.Steps).
 	Explain bool
+	// Limits bound what the run reads of its packs and grant files; the
+	// zero value sets the defaults.
+	Limits compile.Limits
 }
 
 // Run finds the tests under the paths, checks every input (packs, grant
@@ -49,7 +52,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	// A broken file that discovery meets is reported with every problem
 	// that loading the rest finds, not alone.
 	found, discoverErr := discover.Discover(paths)
-	r, err := prepare(found, discoverErr)
+	r, err := prepare(found, discoverErr, o.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +104,8 @@ type run struct {
 
 // prepare loads and checks every input of the run, reporting every problem
 // in every file at once.
-func prepare(found *discover.Found, discoverErr error) (*run, error) {
-	r := &run{found: found, evals: newEvaluators()}
+func prepare(found *discover.Found, discoverErr error, limits compile.Limits) (*run, error) {
+	r := &run{found: found, evals: newEvaluators(limits)}
 	var errs problem.Errors
 	errs.Merge("", discoverErr)
 	// A folder discovery could not walk, or a case file whose packs are
@@ -129,7 +132,7 @@ func prepare(found *discover.Found, discoverErr error) (*run, error) {
 	errs.Merge("", err)
 	r.regoTests = tests
 	packs, grants := r.allInputs()
-	sources := compile.Load(packs, grants)
+	sources := limits.Load(packs, grants)
 	if packsMissing {
 		sources.MarkPacksMissing()
 	}
