@@ -3,6 +3,7 @@ package document
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -112,5 +113,49 @@ func TestHeldValueLimit(t *testing.T) {
 	want := `g.json:1:31: more values than the limit of 6 held parsed for one run (a pack's files, a grant file but its grants); --flag raises it`
 	if err == nil || err.Error() != want {
 		t.Fatalf("7 values held:\n got %v\nwant %s", err, want)
+	}
+}
+
+// liveAtEnd is an Items that measures the live heap when the last
+// element comes.
+type liveAtEnd struct {
+	last int
+	live uint64
+}
+
+func (l *liveAtEnd) Item(i int, n *Node) {
+	if i == l.last {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		l.live = m.HeapAlloc
+	}
+}
+
+func (l *liveAtEnd) Restart() {}
+
+// TestStreamHoldsOneElement streams arrays of N and 2N grants: when the
+// last comes, the parse holds what it held at N, beside the file's
+// bytes, not a tree of the elements before it (a tree of 20,000 grants
+// is some 20 MB).
+func TestStreamHoldsOneElement(t *testing.T) {
+	grant := `{"subject": "principal:u0000001", "tenant": "t00001", "pack_id": "pack-0001", "verb_key": "op01.run", "capabilities": ["verb.exec.write"]}`
+	held := func(n int) float64 {
+		data := []byte(`{"version": 1, "grants": [` + strings.TrimSuffix(strings.Repeat(grant+",\n", n), ",\n") + "]}")
+		var before runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		l := &liveAtEnd{last: n - 1}
+		if _, err := ParseJSONStream("g.json", data, NewBudget(), "grants", l); err != nil {
+			t.Fatal(err)
+		}
+		runtime.KeepAlive(data)
+		return float64(l.live) - float64(before.HeapAlloc)
+	}
+	const n = 20_000
+	heldN, held2N := held(n), held(2*n)
+	t.Logf("held beside the file's bytes: %.0f bytes for %d grants, %.0f for %d", heldN, n, held2N, 2*n)
+	if held2N-heldN > 64<<10 {
+		t.Errorf("%d more grants held %.0f more bytes: want the same, one grant's", n, held2N-heldN)
 	}
 }
