@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"slices"
 	"strings"
@@ -17,22 +16,17 @@ import (
 // numbered from 1 in the file (Load gives them their place in the run),
 // and the file's sha256.
 //
-// The grants are read one at a time (document.ParseJSONStream), each
-// checked against the grant schema as it comes (schema.Items) and kept
-// as a Grant, which holds what lint names of it but no parse tree: a
-// million grants read whole were a tree of seven million values, most
-// of a large build's memory.
+// The file is read as a stream, grant by grant (document.ReadJSONStream):
+// each grant is checked against the grant schema as it comes
+// (schema.Items) and kept as a Grant, which holds what lint names of it
+// but no parse tree. A million grants read whole were 129 MB of text and
+// a tree of seven million values, most of a large build's memory.
 func loadGrants(path string, budget *document.Budget) ([]*Grant, string, error) {
 	if !utf8.ValidString(path) {
 		return nil, "", errNotUTF8(path)
 	}
-	data, err := document.ReadSource(path, budget, 0)
-	if err != nil {
-		return nil, "", err
-	}
-	sum := sha256.Sum256(data)
 	r := newGrantReader(path)
-	root, err := document.ParseJSONStream(path, data, budget, "grants", r)
+	root, sum, err := document.ReadJSONStream(path, budget, "grants", r)
 	if err != nil {
 		return nil, "", err
 	}
@@ -94,11 +88,11 @@ func (r *grantReader) grant(i int, n *document.Node) *Grant {
 		PackID:   r.name(n.Field("pack_id").Text),
 		VerbKey:  r.name(n.Field("verb_key").Str()),
 		Stimulus: r.name(n.Field("stimulus").Str()),
-		places:   grantPlaces{pack: n.Field("pack_id").Pos},
+		places:   grantPlaces{pack: placeOf(n.Field("pack_id").Pos)},
 	}
 	for _, scope := range []string{"verb_key", "stimulus"} {
 		if f := n.Field(scope); f != nil {
-			g.places.scope = f.Pos
+			g.places.scope = placeOf(f.Pos)
 		}
 	}
 	caps := n.Field("capabilities").Members()
@@ -106,10 +100,11 @@ func (r *grantReader) grant(i int, n *document.Node) *Grant {
 	// Lint names a capability only where its scope refuses it: the
 	// places of the others are not kept.
 	if slices.ContainsFunc(g.Capabilities, g.misfits) {
-		g.places.capabilities = make([]problem.Pos, len(caps))
+		places := make([]problem.Pos, len(caps))
 		for j, c := range caps {
-			g.places.capabilities[j] = c.Pos
+			places[j] = c.Pos
 		}
+		g.places.capabilities = &places
 	}
 	return g
 }

@@ -109,13 +109,13 @@ func (g *Grant) lintTarget(s *Sources, errs *problem.Errors, h *hints) {
 	p := s.Pack(g.PackID)
 	switch {
 	case p == nil:
-		errs.Add(g.File, g.places.pack, "grant %d: pack %q not in the compiled packs", g.N, g.PackID).
+		errs.Add(g.File, g.places.pack.pos(), "grant %d: pack %q not in the compiled packs", g.N, g.PackID).
 			Hint = h.suggest("the compiled packs", g.PackID, s.packIDs())
 	case g.VerbKey != "" && p.Verbs[g.VerbKey] == nil:
-		errs.Add(g.File, g.places.scope, "grant %d: verb %q not in policy for pack %q", g.N, g.VerbKey, g.PackID).
+		errs.Add(g.File, g.places.scope.pos(), "grant %d: verb %q not in policy for pack %q", g.N, g.VerbKey, g.PackID).
 			Hint = h.suggest(fmt.Sprintf("the verbs of pack %q", g.PackID), g.VerbKey, slices.Collect(maps.Keys(p.Verbs)))
 	case g.Stimulus != "" && p.Stimuli[g.Stimulus] == nil:
-		errs.Add(g.File, g.places.scope, "grant %d: stimulus %q not in policy for pack %q", g.N, g.Stimulus, g.PackID).
+		errs.Add(g.File, g.places.scope.pos(), "grant %d: stimulus %q not in policy for pack %q", g.N, g.Stimulus, g.PackID).
 			Hint = h.suggest(fmt.Sprintf("the stimuli of pack %q", g.PackID), g.Stimulus, slices.Collect(maps.Keys(p.Stimuli)))
 	}
 }
@@ -126,7 +126,7 @@ func (g *Grant) lintScope(errs *problem.Errors) {
 		if !g.misfits(c) {
 			continue
 		}
-		pos := g.places.capabilities[i]
+		pos := (*g.places.capabilities)[i]
 		if g.VerbKey != "" {
 			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a verb_key", g.N, c).
 				Hint = fmt.Sprintf("a command takes %s, %s or %s", CapRead, CapWrite, CapConnect)

@@ -2,8 +2,12 @@ package document
 
 import (
 	"bytes"
+	"errors"
+	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // quickParser builds the same tree as parser with jsontext's token reader,
@@ -14,8 +18,7 @@ import (
 // ParseJSON then walks the file with encoding/json, whose messages name the
 // problem.
 type quickParser struct {
-	data   []byte
-	ix     *lineIndex
+	src    text
 	dec    *jsontext.Decoder
 	vals   *tally  // the values of the run's JSON files
 	over   int     // where the value past a limit of values starts, or -1
@@ -31,19 +34,57 @@ type quickParser struct {
 // value past the file's or the run's limit of values, over is where it
 // starts: the file has no other problem before it.
 func quickParse(data []byte, vals *tally, s *stream) (root *Node, over int, ok bool) {
-	q := &quickParser{data: data, ix: newLineIndex(data), dec: jsontext.NewDecoder(bytes.NewReader(data)), vals: vals, over: -1, stream: s}
+	return quickRead(whole{data, newLineIndex(data)}, bytes.NewReader(data), vals, s)
+}
+
+// quickRead is quickParse of what r gives, src its text.
+func quickRead(src text, r io.Reader, vals *tally, s *stream) (root *Node, over int, ok bool) {
+	q := &quickParser{src: src, dec: jsontext.NewDecoder(r), vals: vals, over: -1, stream: s}
 	root, ok = q.value(0, true)
 	if !ok {
 		return nil, q.over, false
 	}
-	if pastSpace(data, int(q.dec.InputOffset())) < len(data) {
+	if !q.atEnd() {
 		return nil, -1, false // anything but white space after the value
 	}
 	return root, -1, true
 }
 
-// next returns the offset at which the next token starts.
-func (q *quickParser) next() int { return tokenStart(q.data, int(q.dec.InputOffset())) }
+// atEnd reports whether nothing but white space follows the value read.
+func (q *quickParser) atEnd() bool {
+	if q.dec.PeekKind() != 0 {
+		return false // another value
+	}
+	_, err := q.dec.ReadToken()
+	return errors.Is(err, io.EOF)
+}
+
+// text is what a quickParser tells positions from.
+type text interface {
+	// tokenStart returns the offset at which the token after offset
+	// starts, as tokenStart does.
+	tokenStart(offset int) int
+	// pos returns the position of the byte at offset. Offsets are asked
+	// in increasing order.
+	pos(offset int) problem.Pos
+}
+
+// whole is the text of a file read whole.
+type whole struct {
+	data []byte
+	ix   *lineIndex
+}
+
+func (w whole) tokenStart(offset int) int  { return tokenStart(w.data, offset) }
+func (w whole) pos(offset int) problem.Pos { return w.ix.pos(offset) }
+
+// next returns the offset at which the next token starts. Peeking at it
+// first makes the decoder read it, so that a stream has given its first
+// byte.
+func (q *quickParser) next() int {
+	q.dec.PeekKind()
+	return q.src.tokenStart(int(q.dec.InputOffset()))
+}
 
 // value reads one whole value, kept in the tree or handed on.
 func (q *quickParser) value(depth int, kept bool) (*Node, bool) {
@@ -71,7 +112,7 @@ func (q *quickParser) streamed(depth int) (*Node, bool) {
 		q.over = start
 		return nil, false
 	}
-	n := &Node{Kind: Array, Pos: q.ix.pos(start)}
+	n := &Node{Kind: Array, Pos: q.src.pos(start)}
 	for i := 0; q.dec.PeekKind() != ']'; i++ {
 		used := q.vals.used
 		item, ok := q.value(depth+1, false)
@@ -96,7 +137,7 @@ func (q *quickParser) node(tok jsontext.Token, start, depth int, kept bool) (*No
 	if !kept {
 		n = q.scratch.node()
 	}
-	n.Pos = q.ix.pos(start)
+	n.Pos = q.src.pos(start)
 	switch tok.Kind() {
 	case '{':
 		return n, depth < MaxDepth && q.object(n, depth+1, kept)
@@ -143,7 +184,7 @@ func (q *quickParser) object(n *Node, depth int, kept bool) bool {
 			return false
 		}
 		key := tok.String()
-		keyPos := q.ix.pos(start)
+		keyPos := q.src.pos(start)
 		var member *Node
 		var ok bool
 		if q.stream.at(depth, key) {

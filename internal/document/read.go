@@ -51,6 +51,13 @@ func ReadSource(path string, budget *Budget, fileLimit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readCounted(path, f, size, budget, fileLimit, 0)
+}
+
+// readCounted reads f, the file at path of about size bytes, to its end,
+// as ReadSource reads it; its first counted bytes are in the run's count
+// already (a stream of it counted them).
+func readCounted(path string, f io.Reader, size int64, budget *Budget, fileLimit, counted int64) ([]byte, error) {
 	if fileLimit > 0 {
 		size = min(size, fileLimit)
 	}
@@ -69,9 +76,12 @@ func ReadSource(path string, budget *Budget, fileLimit int64) ([]byte, error) {
 			if fileLimit > 0 && int64(len(data)+n) > fileLimit {
 				return nil, &problem.Error{File: path, Msg: fmt.Sprintf("file is larger than the limit of %d MiB", fileLimit>>20)}
 			}
-			if got := budget.bytes.take(int64(n)); got < int64(n) {
-				past := len(data) + int(got)
-				return nil, &problem.Error{File: path, Pos: PosAt(data[:len(data)+n], past), Msg: budget.overBytes()}
+			free := int(max(0, min(int64(n), counted-int64(len(data)))))
+			if got := int(budget.bytes.take(int64(n - free))); got < n-free {
+				past := len(data) + free + got
+				// Told from the bytes up to it, however the file was
+				// read: a character may go on past it.
+				return nil, &problem.Error{File: path, Pos: PosAt(data[:past+1], past), Msg: budget.overBytes()}
 			}
 			data = data[:len(data)+n]
 		}

@@ -1,7 +1,10 @@
 package document
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -158,4 +161,139 @@ func TestStreamHoldsOneElement(t *testing.T) {
 	if held2N-heldN > 64<<10 {
 		t.Errorf("%d more grants held %.0f more bytes: want the same, one grant's", n, held2N-heldN)
 	}
+}
+
+// readBoth reads the file at path as a stream and whole, each with a
+// budget of limits, and returns what each gave, written out.
+func readBoth(t testing.TB, path string, limits Limits) (streamed, whole string) {
+	t.Helper()
+	show := func(root *Node, items []*Node, sum [32]byte, err error, b *Budget) string {
+		var out strings.Builder
+		fmt.Fprintf(&out, "%v\nsha256 %x\nleft %d %d %d refused %v\n", err, sum, b.json.left.Load(), b.trees.left.Load(), b.bytes.left, b.Refused())
+		writeTree(&out, root, "")
+		for _, item := range items {
+			writeTree(&out, item, "- ")
+		}
+		return out.String()
+	}
+	c, b := &collected{}, NewBudgetOf(limits)
+	root, sum, err := ReadJSONStream(path, b, "grants", c)
+	streamed = show(root, c.items, sum, err, b)
+	c, b = &collected{}, NewBudgetOf(limits)
+	data, err := ReadSource(path, b, 0)
+	sum = [32]byte{}
+	if err == nil {
+		root, err = ParseJSONStream(path, data, b, "grants", c)
+		sum = sha256.Sum256(data)
+	}
+	if err != nil {
+		sum = [32]byte{}
+	}
+	return streamed, show(root, c.items, sum, err, b)
+}
+
+// writeTree writes n and what it holds, one value a line.
+func writeTree(w *strings.Builder, n *Node, indent string) {
+	if n == nil {
+		w.WriteString(indent + "nil\n")
+		return
+	}
+	fmt.Fprintf(w, "%s%v %q@%v %v %q %v\n", indent, n.Kind, n.Key, n.KeyPos, n.Pos, n.Text, n.Bool)
+	for _, item := range n.Items {
+		writeTree(w, item, indent+"  ")
+	}
+}
+
+// TestReadJSONStreamAgrees reads files as streams and whole: the same
+// tree, elements, sha256, problems at the same positions, and the same
+// bytes and values taken from the run's budget, whatever the file holds
+// and wherever the run's limit of bytes falls.
+func TestReadJSONStreamAgrees(t *testing.T) {
+	long := strings.Repeat("x", MaxStringBytes+1)
+	docs := map[string]string{
+		"grants":       `{"version": 1, "grants": [{"subject": "role:a", "pack_id": "p", "capabilities": ["verb.exec.read"]}, 2, "é\u00e9"]}`,
+		"crlf":         "{\r\n\"grants\": [\r\n1,\r\n\"a\"\r\n]\r\n}\r\n",
+		"cr":           "{\r\"grants\": [\r1,\r\"a\"\r]\r}",
+		"syntax late":  `{"grants": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10,]}`,
+		"duplicate":    `{"grants": [1], "grants": [2]}`,
+		"bom":          "\uFEFF{\"grants\": []}",
+		"empty":        " \n ",
+		"bad utf-8":    "{\"grants\": [\"a\xff\"]}",
+		"lone escape":  `{"grants": ["\ud800", 1]}`,
+		"trailing":     `{"grants": []} x`,
+		"two values":   `{"grants": []} {}`,
+		"long string":  `{"grants": ["` + long + `"]}`,
+		"long escapes": `{"grants": ["` + strings.Repeat(`\u0041`, MaxStringBytes/4) + `"]}`,
+		"spaces":       `{"grants": [1,` + strings.Repeat(" ", maxWindow+10) + `2]}`,
+		"deep":         `{"grants": [` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `]}`,
+		"many":         `{"grants": [` + strings.TrimSuffix(strings.Repeat(`{"a": [1, 2]},`+"\n", 20_000), ",\n") + `]}`,
+	}
+	dir := t.TempDir()
+	for name, doc := range docs {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		limits := []int64{0, 1, 13, int64(len(doc) / 2), int64(len(doc) - 1), int64(len(doc))}
+		if len(doc) > 1<<16 {
+			limits = []int64{0, int64(len(doc) - 1)}
+		}
+		for _, bytes := range limits {
+			for _, values := range []int64{1 << 40, 5} {
+				l := Limits{JSON: values, File: 1 << 20, YAML: 1, Aliases: 1, Held: 1 << 40, Bytes: bytes, Hint: "raise it"}
+				streamed, whole := readBoth(t, path, l)
+				if streamed != whole {
+					t.Errorf("%s, %d bytes, %d values: as a stream\n%.1500s\nwhole\n%.1500s", name, bytes, values, streamed, whole)
+				}
+			}
+		}
+	}
+}
+
+// TestReadJSONStreamHoldsNoFile reads files of N and 2N grants as
+// streams: when the last grant comes, the read holds neither the file
+// nor the grants before it.
+func TestReadJSONStreamHoldsNoFile(t *testing.T) {
+	grant := `{"subject": "principal:u0000001", "tenant": "t00001", "pack_id": "pack-0001", "verb_key": "op01.run", "capabilities": ["verb.exec.write"]}`
+	dir := t.TempDir()
+	held := func(n int) float64 {
+		path := filepath.Join(dir, fmt.Sprintf("g%d.json", n))
+		if err := os.WriteFile(path, []byte(`{"version": 1, "grants": [`+strings.TrimSuffix(strings.Repeat(grant+",\n", n), ",\n")+"]}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var before runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		l := &liveAtEnd{last: n - 1}
+		if _, _, err := ReadJSONStream(path, NewBudget(), "grants", l); err != nil {
+			t.Fatal(err)
+		}
+		return float64(l.live) - float64(before.HeapAlloc)
+	}
+	const n = 20_000 // 2.7 MB
+	heldN, held2N := held(n), held(2*n)
+	t.Logf("held: %.0f bytes for %d grants, %.0f for %d", heldN, n, held2N, 2*n)
+	if held2N > 256<<10 || held2N-heldN > 64<<10 {
+		t.Errorf("held %.0f bytes at %d grants, %.0f at %d: want what one grant takes, under 256 KiB", heldN, n, held2N, 2*n)
+	}
+}
+
+// FuzzReadJSONStream holds a stream to the whole file on any text and
+// any limit of bytes.
+func FuzzReadJSONStream(f *testing.F) {
+	for _, s := range []string{`{"grants": [1, {"a": "b"}]}`, "{\r\n\"grants\": []}", `{"grants": [`, `[]`, `{"grants": ["\ud800"]}`} {
+		f.Add(s, int64(0))
+		f.Add(s, int64(7))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, doc string, bytes int64) {
+		path := filepath.Join(dir, "f.json")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l := Limits{JSON: 1 << 40, File: 1 << 20, YAML: 1, Aliases: 1, Bytes: max(0, bytes%(int64(len(doc))+2))}
+		if streamed, whole := readBoth(t, path, l); streamed != whole {
+			t.Fatalf("as a stream\n%s\nwhole\n%s", streamed, whole)
+		}
+	})
 }
