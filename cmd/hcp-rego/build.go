@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -71,7 +69,6 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 }
 
 func runBuild(s streams, o buildOptions) error {
-	defer fewerCollections()()
 	if !utf8.ValidString(o.revision) {
 		return badInput(fmt.Errorf("--revision %s: not valid UTF-8", strconv.Quote(o.revision)))
 	}
@@ -109,24 +106,6 @@ func sizeFor(terms int64) int64 {
 		return minBundleLimit
 	}
 	return (terms*256 + 1<<20 - 1) >> 20 << 20
-}
-
-// buildGCPercent is the collector's GOGC while a build runs. A build is
-// one pass that allocates several times what it keeps (the schema
-// validator's garbage above all), and at Go's default the collector marks
-// the growing parse trees again and again: at 200 a build of the large
-// set takes about a tenth less CPU for about a quarter more peak memory
-// (docs/performance.md).
-const buildGCPercent = 200
-
-// fewerCollections sets the collector's GOGC to buildGCPercent, unless
-// GOGC sets it, and returns the function that restores it.
-func fewerCollections() (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(buildGCPercent)
-	return func() { debug.SetGCPercent(prev) }
 }
 
 // signingOf returns the signing the flags ask for, nil for none, and
