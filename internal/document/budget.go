@@ -62,9 +62,11 @@ func SourceLimits(bytes int64) Limits {
 }
 
 // Budget is what the input files of one run may still hold, all
-// together: the values of its JSON files, the values its YAML files can
-// make, and the values alias expansion adds to them (MaxAliasValues). A
-// command makes one and reads each file with it. What a file takes stays
+// together: the values of its JSON files and those of them it holds in
+// trees, the bytes of the files it reads with ReadSource or
+// ReadJSONStream, the values its YAML files can make, and the values
+// alias expansion adds to them (MaxAliasValues). A command makes one and
+// reads each file with it. What a file takes stays
 // taken, whether the file is kept or refused: a run reads so many values
 // in all. It is safe for concurrent use.
 type Budget struct {
@@ -107,7 +109,7 @@ func NewBudget() *Budget {
 	return NewBudgetOf(Limits{JSON: MaxJSONValues, File: MaxFileValues, YAML: MaxYAMLValues, Aliases: MaxAliasValues})
 }
 
-// NewBudgetOf returns a budget of the given limits (for tests).
+// NewBudgetOf returns a budget of the given limits.
 func NewBudgetOf(l Limits) *Budget {
 	b := &Budget{fileValues: l.File, hint: l.Hint}
 	b.trees.limit, b.bytes.limit = l.Held, l.Bytes
