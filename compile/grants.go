@@ -113,19 +113,23 @@ func (r *grantReader) grant(i int, n *document.Node) *Grant {
 // grants hold a few lists between them. It is full (its capacity its
 // length), so that an append to it copies it.
 func (r *grantReader) capabilities(caps []*document.Node) []string {
-	var key strings.Builder
-	for _, c := range caps {
-		key.WriteString(c.Text)
-		key.WriteByte('\n') // a capability is one of four names
+	key := caps[0].Text // a valid grant has one at least
+	if len(caps) > 1 {
+		var b strings.Builder
+		for _, c := range caps {
+			b.WriteString(c.Text)
+			b.WriteByte('\n') // a capability is one of four names
+		}
+		key = b.String()
 	}
-	if kept, ok := r.lists[key.String()]; ok {
+	if kept, ok := r.lists[key]; ok {
 		return kept
 	}
 	list := make([]string, len(caps))
 	for j, c := range caps {
 		list[j] = r.name(c.Text)
 	}
-	r.lists[key.String()] = list
+	r.lists[key] = list
 	return list
 }
 
