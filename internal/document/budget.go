@@ -1,6 +1,7 @@
 package document
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 )
@@ -85,7 +86,7 @@ type Budget struct {
 func (b *Budget) Refused() bool {
 	b.json.mu.Lock()
 	defer b.json.mu.Unlock()
-	return b.json.refused || b.trees.refused.Load() || b.bytes.refused.Load()
+	return b.json.refusals > 0 || b.trees.refusals.Load() > 0 || b.bytes.refused.Load()
 }
 
 // Limits are a budget's limits.
@@ -131,8 +132,10 @@ type count struct {
 	// values it took and has not used (tally): a parse that waits for
 	// values then has them, or knows that none will come.
 	back    *sync.Cond
-	holders int  // the parses holding values they have not used
-	refused bool // a parse was refused for want of values
+	holders int // the parses holding values they have not used
+	// refusals counts the parses refused for want of values, but those
+	// read again (drop).
+	refusals int
 }
 
 func (c *count) set(limit int64) {
@@ -157,9 +160,11 @@ func (c *count) take(n int64) bool {
 // run's files hold more than its limit, whatever the order they are read
 // in: no parse ever waits for it.
 type atomicCount struct {
-	limit   int64 // 0: none
-	left    atomic.Int64
-	refused atomic.Bool
+	limit int64 // 0: none
+	left  atomic.Int64
+	// refusals counts the parses refused for want of values, but those
+	// read again (tally.drop).
+	refusals atomic.Int64
 }
 
 // one takes one value, and reports whether the run had room for it.
@@ -169,7 +174,7 @@ func (c *atomicCount) one() bool {
 	}
 	if c.left.Add(-1) < 0 {
 		c.left.Add(1)
-		c.refused.Store(true)
+		c.refusals.Add(1)
 		return false
 	}
 	return true
@@ -188,6 +193,17 @@ type byteCount struct {
 	mu      sync.Mutex
 	left    int64
 	refused atomic.Bool
+}
+
+// leftNow returns the bytes the run has left: as many as it likes when
+// it has no limit. Files read in parallel take from it meanwhile.
+func (c *byteCount) leftNow() int64 {
+	if c.limit == 0 {
+		return math.MaxInt64
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.left
 }
 
 // take takes up to n bytes and returns how many it took: fewer than n
@@ -284,7 +300,7 @@ func (t *tally) refill() bool {
 			c.back.Wait()
 			continue
 		default:
-			c.refused = true
+			c.refusals++
 			return false
 		}
 		c.left.Add(-t.held)
@@ -302,8 +318,16 @@ func (t *tally) handedOn(n int64) { t.streamed += n }
 func (t *tally) keep() { t.giveBack(t.held) }
 
 // drop ends a parse whose values are read again: everything it took goes
-// back.
+// back, and its refusal, if any, is no longer the run's.
 func (t *tally) drop() {
+	switch t.why {
+	case runLimit:
+		t.c.mu.Lock()
+		t.c.refusals--
+		t.c.mu.Unlock()
+	case heldLimit:
+		t.trees.refusals.Add(-1)
+	}
 	t.giveBack(t.held + t.used)
 	t.trees.giveBack(t.kept)
 	t.used, t.kept, t.streamed, t.why = 0, 0, 0, noLimit

@@ -114,17 +114,26 @@ func parseJSON(file string, data []byte, budget *Budget, s *stream) (*Node, erro
 // overLimit is the error of the value at offset past the file's limit or
 // one of the run's.
 func (p *parser) overLimit(offset int) error {
+	return overLimit(p.file, p.ix.pos(offset), p.vals)
+}
+
+// overLimit is the error of the value at pos in file past the limit that
+// vals met.
+func overLimit(file string, pos problem.Pos, vals *tally) error {
 	hint := ""
-	if h := p.vals.hint; h != "" {
+	if h := vals.hint; h != "" {
 		hint = "; " + h
 	}
-	switch p.vals.why {
+	var msg string
+	switch vals.why {
 	case fileLimit:
-		return p.fail(offset, "more values than the limit of %d for one JSON file", p.vals.file)
+		msg = fmt.Sprintf("more values than the limit of %d for one JSON file", vals.file)
 	case heldLimit:
-		return p.fail(offset, "more values than the limit of %d held parsed for one run (a pack's files, a grant file but its grants)%s", p.vals.trees.limit, hint)
+		msg = fmt.Sprintf("more values than the limit of %d held parsed for one run (a pack's files, a grant file but its grants)%s", vals.trees.limit, hint)
+	default:
+		msg = fmt.Sprintf("more values than the limit of %d for the JSON files of one run%s", vals.c.limit, hint)
 	}
-	return p.fail(offset, "more values than the limit of %d for the JSON files of one run%s", p.vals.c.limit, hint)
+	return problem.Errors{{File: file, Pos: pos, Msg: msg}}
 }
 
 // walk parses the file with encoding/json's token decoder, which names

@@ -6,6 +6,7 @@ import (
 	"hash"
 	"io"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
@@ -23,16 +24,36 @@ import (
 // so that its problem is named alike; items is told to start again
 // first.
 func ReadJSONStream(path string, budget *Budget, key string, items Items) (*Node, [sha256.Size]byte, error) {
-	f, _, err := open(path)
+	var sum [sha256.Size]byte
+	f, size, err := open(path)
 	if err != nil {
-		return nil, [sha256.Size]byte{}, err
+		return nil, sum, err
 	}
 	defer f.Close()
+	if size > budget.bytes.leftNow() {
+		// The run's bytes will refuse the file: where, ReadSource tells
+		// without parsing what comes before (a stream would).
+		return readWhole(path, f, size, 0, budget, key, items)
+	}
 	w := newWindow(path, f, budget)
 	vals := newTally(budget)
-	root, _, ok := quickRead(w, w, vals, &stream{key: key, items: items})
-	var sum [sha256.Size]byte
-	if refused := (*problem.Error)(nil); !ok && errors.As(w.err, &refused) {
+	root, over, ok := quickRead(w, w, vals, &stream{key: key, items: items})
+	if ok {
+		vals.keep()
+		w.sum.Sum(sum[:0])
+		return root, sum, nil
+	}
+	if over >= 0 && w.err == nil {
+		// A value past a limit is where ParseJSONStream names it too,
+		// unless the rest of the file has a problem that it names
+		// first: too many bytes, or bytes that are not UTF-8.
+		at := w.pos(over)
+		if w.restIsUTF8() && w.err == nil {
+			vals.keep()
+			return nil, sum, overLimit(path, at, vals)
+		}
+	}
+	if refused := (*problem.Error)(nil); errors.As(w.err, &refused) {
 		// Every byte before the one past the limit reads well: a
 		// problem there would have stopped the stream first. A file
 		// refused for its bytes takes no values, as ReadSource refuses
@@ -42,21 +63,25 @@ func ReadJSONStream(path string, budget *Budget, key string, items Items) (*Node
 		items.Restart()
 		return nil, sum, refused
 	}
-	if ok {
-		vals.keep()
-		w.sum.Sum(sum[:0])
-		return root, sum, nil
-	}
 	vals.drop()
 	items.Restart()
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, sum, &problem.Error{File: path, Msg: "read: " + problem.Pathless(err).Error()}
 	}
-	data, err := readCounted(path, f, w.read, budget, 0, w.read)
+	return readWhole(path, f, w.read, w.read, budget, key, items)
+}
+
+// readWhole reads the file at path, f, from its start, of about size
+// bytes, of which the run has counted counted, and parses it whole as
+// ParseJSONStream does.
+func readWhole(path string, f io.Reader, size, counted int64, budget *Budget, key string, items Items) (*Node, [sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	data, err := readCounted(path, f, size, budget, 0, counted)
 	if err != nil {
 		return nil, sum, err
 	}
-	if root, err = ParseJSONStream(path, data, budget, key, items); err != nil {
+	root, err := ParseJSONStream(path, data, budget, key, items)
+	if err != nil {
 		return root, sum, err
 	}
 	return root, sha256.Sum256(data), nil
@@ -91,13 +116,21 @@ func newWindow(file string, r io.Reader, budget *Budget) *window {
 	return &window{file: file, r: r, budget: budget, sum: sha256.New(), ix: lineIndex{at: problem.Pos{Line: 1, Col: 1}}}
 }
 
-// Read reads the file on, counting what it reads.
+// Read reads the file on, counting what it reads, into the window.
 func (w *window) Read(p []byte) (int, error) {
-	if w.err != nil {
-		return 0, w.err
-	}
-	if len(w.ix.data) > maxWindow {
+	if len(w.ix.data) > maxWindow && w.err == nil {
 		w.err = errWindow
+	}
+	n, err := w.take(p)
+	w.ix.data = append(w.ix.data, p[:n]...)
+	return n, err
+}
+
+// take reads the file on into p, counting and summing what it reads; at
+// the byte past the run's limit it stops, with the refusal that names
+// it.
+func (w *window) take(p []byte) (int, error) {
+	if w.err != nil {
 		return 0, w.err
 	}
 	n, err := w.r.Read(p)
@@ -110,12 +143,47 @@ func (w *window) Read(p []byte) (int, error) {
 		n = got
 	}
 	w.sum.Write(p[:n])
-	w.ix.data = append(w.ix.data, p[:n]...)
 	w.read += int64(n)
 	if w.err != nil {
 		return n, w.err
 	}
 	return n, err
+}
+
+// restIsUTF8 reads the file on to its end, counting it (a refusal is
+// w.err then), and reports whether the window and the rest of the file
+// are UTF-8. The decoder has checked the tokens it read.
+func (w *window) restIsUTF8() bool {
+	pending, valid := slices.Clone(w.ix.data), true
+	chunk := make([]byte, readChunk)
+	for {
+		// A character may go on into the next read.
+		whole := len(pending) - partialRune(pending)
+		valid = valid && utf8.Valid(pending[:whole])
+		pending = append(pending[:0], pending[whole:]...)
+		n, err := w.take(chunk)
+		pending = append(pending, chunk[:n]...)
+		if err != nil {
+			return valid && utf8.Valid(pending)
+		}
+	}
+}
+
+// partialRune is how many bytes at the end of b start a character that
+// b does not hold whole.
+func partialRune(b []byte) int {
+	for i := 1; i <= utf8.UTFMax-1 && i <= len(b); i++ {
+		switch c := b[len(b)-i]; {
+		case c >= 0xC0: // the first byte of a character of two or more
+			if utf8.FullRune(b[len(b)-i:]) {
+				return 0
+			}
+			return i
+		case c < 0x80:
+			return 0
+		}
+	}
+	return 0
 }
 
 func (w *window) tokenStart(offset int) int {

@@ -211,22 +211,24 @@ func writeTree(w *strings.Builder, n *Node, indent string) {
 func TestReadJSONStreamAgrees(t *testing.T) {
 	long := strings.Repeat("x", MaxStringBytes+1)
 	docs := map[string]string{
-		"grants":       `{"version": 1, "grants": [{"subject": "role:a", "pack_id": "p", "capabilities": ["verb.exec.read"]}, 2, "é\u00e9"]}`,
-		"crlf":         "{\r\n\"grants\": [\r\n1,\r\n\"a\"\r\n]\r\n}\r\n",
-		"cr":           "{\r\"grants\": [\r1,\r\"a\"\r]\r}",
-		"syntax late":  `{"grants": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10,]}`,
-		"duplicate":    `{"grants": [1], "grants": [2]}`,
-		"bom":          "\uFEFF{\"grants\": []}",
-		"empty":        " \n ",
-		"bad utf-8":    "{\"grants\": [\"a\xff\"]}",
-		"lone escape":  `{"grants": ["\ud800", 1]}`,
-		"trailing":     `{"grants": []} x`,
-		"two values":   `{"grants": []} {}`,
-		"long string":  `{"grants": ["` + long + `"]}`,
-		"long escapes": `{"grants": ["` + strings.Repeat(`\u0041`, MaxStringBytes/4) + `"]}`,
-		"spaces":       `{"grants": [1,` + strings.Repeat(" ", maxWindow+10) + `2]}`,
-		"deep":         `{"grants": [` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `]}`,
-		"many":         `{"grants": [` + strings.TrimSuffix(strings.Repeat(`{"a": [1, 2]},`+"\n", 20_000), ",\n") + `]}`,
+		"grants":         `{"version": 1, "grants": [{"subject": "role:a", "pack_id": "p", "capabilities": ["verb.exec.read"]}, 2, "é\u00e9"]}`,
+		"crlf":           "{\r\n\"grants\": [\r\n1,\r\n\"a\"\r\n]\r\n}\r\n",
+		"cr":             "{\r\"grants\": [\r1,\r\"a\"\r]\r}",
+		"syntax late":    `{"grants": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10,]}`,
+		"duplicate":      `{"grants": [1], "grants": [2]}`,
+		"bom":            "\uFEFF{\"grants\": []}",
+		"empty":          " \n ",
+		"bad utf-8":      "{\"grants\": [\"a\xff\"]}",
+		"lone escape":    `{"grants": ["\ud800", 1]}`,
+		"trailing":       `{"grants": []} x`,
+		"two values":     `{"grants": []} {}`,
+		"long string":    `{"grants": ["` + long + `"]}`,
+		"long escapes":   `{"grants": ["` + strings.Repeat(`\u0041`, MaxStringBytes/4) + `"]}`,
+		"spaces":         `{"grants": [1,` + strings.Repeat(" ", maxWindow+10) + `2]}`,
+		"deep":           `{"grants": [` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `]}`,
+		"many":           `{"grants": [` + strings.TrimSuffix(strings.Repeat(`{"a": [1, 2]},`+"\n", 20_000), ",\n") + `]}`,
+		"bad utf-8 late": "{\"grants\": [0, 0, 0, 0, 0, 0, 0, \"a\xff\"]}",
+		"utf-8 late":     "{\"grants\": [0, 0, 0, 0, 0, 0, 0, \"\u00e9\U0001F600\"]}\r\n",
 	}
 	dir := t.TempDir()
 	for name, doc := range docs {
@@ -279,19 +281,23 @@ func TestReadJSONStreamHoldsNoFile(t *testing.T) {
 }
 
 // FuzzReadJSONStream holds a stream to the whole file on any text and
-// any limit of bytes.
+// any limit of bytes and of values.
 func FuzzReadJSONStream(f *testing.F) {
-	for _, s := range []string{`{"grants": [1, {"a": "b"}]}`, "{\r\n\"grants\": []}", `{"grants": [`, `[]`, `{"grants": ["\ud800"]}`} {
-		f.Add(s, int64(0))
-		f.Add(s, int64(7))
+	for _, s := range []string{`{"grants": [1, {"a": "b"}]}`, "{\r\n\"grants\": []}", `{"grants": [`, `[]`, `{"grants": ["\ud800"]}`, "{\"grants\": [0, 0, 0, \"\xff\"]}"} {
+		f.Add(s, int64(0), int64(0))
+		f.Add(s, int64(7), int64(4))
 	}
+	f.Add("0\U0003248f00", int64(3), int64(0)) // the byte past the limit inside a character
 	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, doc string, bytes int64) {
+	f.Fuzz(func(t *testing.T, doc string, bytes, values int64) {
 		path := filepath.Join(dir, "f.json")
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		l := Limits{JSON: 1 << 40, File: 1 << 20, YAML: 1, Aliases: 1, Bytes: max(0, bytes%(int64(len(doc))+2))}
+		if values > 0 {
+			l.JSON = 1 + values%64
+		}
 		if streamed, whole := readBoth(t, path, l); streamed != whole {
 			t.Fatalf("as a stream\n%s\nwhole\n%s", streamed, whole)
 		}
