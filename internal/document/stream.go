@@ -54,10 +54,9 @@ func ReadJSONStream(path string, budget *Budget, key string, items Items) (*Node
 		}
 	}
 	if refused := (*problem.Error)(nil); errors.As(w.err, &refused) {
-		// Every byte before the one past the limit reads well: a
-		// problem there would have stopped the stream first. A file
-		// refused for its bytes takes no values, as ReadSource refuses
-		// it before they are parsed.
+		// ReadSource refuses a file past the run's bytes before it
+		// parses any of it, whatever it holds: so does the stream, and
+		// the file takes no values.
 		vals.drop()
 		vals.keep()
 		items.Restart()
