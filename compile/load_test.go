@@ -177,6 +177,9 @@ func TestLoadSharesOneBudget(t *testing.T) {
 		// a's policy.json is refused at its 6th value, and no file after
 		// it is read.
 		{30, []string{refused(30, "a/policy.json", `{"land"`)}},
+		// c's manifest.json is refused at its 3rd value, and its policy
+		// is not read.
+		{45, []string{fmt.Sprintf("c/manifest.json:1:%d: more values than the limit of 45 for the JSON files of one run", strings.Index(files["c/manifest.json"], `{"browse"`)+1)}},
 	} {
 		// A parallel read meets the limit in another file from one run to
 		// the next: the refusal must not follow it.

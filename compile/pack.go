@@ -50,6 +50,10 @@ func loadPack(dir string, budget *document.Budget) (*Pack, error) {
 	var err error
 	p.manifest, manifestSum, err = readChecked(p.ManifestFile, "manifest", budget)
 	errs.Merge(p.ManifestFile, err)
+	if budget.Refused() {
+		// The run is past its limits: they are told once, where.
+		return nil, errs.Err()
+	}
 	p.policy, policySum, err = readChecked(p.PolicyFile, "policy", budget)
 	errs.Merge(p.PolicyFile, err)
 	if len(errs) > 0 {
