@@ -14,10 +14,11 @@ import (
 )
 
 type compareOptions struct {
-	dirs   []string
-	ext    []string
-	failOn string
-	format string
+	dirs    []string
+	ext     []string
+	failOn  string
+	format  string
+	sources sourceLimit
 }
 
 func newCompareCommand(s streams) *cobra.Command {
@@ -62,6 +63,7 @@ added key someone may call; --fail-on change when any key is not same.`,
 	f.StringArrayVar(&o.ext, "ext", nil, "load a runtime's hcp.ext rules on both sides: a .rego file or a folder of them (repeatable)")
 	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when a key is wider (wider) or when any key changed (change)")
 	f.StringVar(&o.format, "format", "pretty", "output format: pretty, markdown or json")
+	addSourceLimitFlag(f, &o.sources)
 	return cmd
 }
 
@@ -84,9 +86,9 @@ func runCompare(ctx context.Context, s streams, o compareOptions) error {
 	}
 	// Both versions' problems and the runtime rules', sorted together.
 	var errs problem.Errors
-	before, err := loadTree(o.dirs[0])
+	before, err := loadTree(o.dirs[0], o.sources.limits())
 	errs.Merge("", err)
-	after, err := loadTree(o.dirs[1])
+	after, err := loadTree(o.dirs[1], o.sources.limits())
 	errs.Merge("", err)
 	ext, err := hcprego.ReadExt(o.ext, nil)
 	errs.Merge("", err)
