@@ -25,6 +25,9 @@ type BuildOptions struct {
 	// Signing signs the bundle with OPA's .signatures.json; nil writes it
 	// unsigned.
 	Signing *bundles.Signing
+	// Limits bound what the build reads of the packs and grant files;
+	// the zero value sets the defaults.
+	Limits Limits
 }
 
 // Built says what Build wrote.
@@ -47,7 +50,7 @@ func Build(o BuildOptions) (*Built, error) {
 		// and every sidecar, would name another revision.
 		return nil, fmt.Errorf("revision %s: not valid UTF-8", strconv.Quote(o.Revision))
 	}
-	m, err := Checked(o.Packs, o.Grants)
+	m, err := o.Limits.Checked(o.Packs, o.Grants)
 	if err != nil {
 		return nil, err
 	}
@@ -58,9 +61,17 @@ func Build(o BuildOptions) (*Built, error) {
 	if err := bundles.CheckOutput(o.Output, inputs); err != nil {
 		return nil, err
 	}
+	built := &Built{Packs: len(m.packs), Grants: len(m.grants)}
 	b, encoded, err := CompileToWrite(m, o.Revision)
 	if err != nil {
 		return nil, err
+	}
+	// Nothing below reads the model, whose grants are garbage from here;
+	// nor, unsigned, the grant tables as Go values, which the signature
+	// alone hashes: the bundle is written from their JSON. A build then
+	// holds neither while it encodes the bundle.
+	if o.Signing == nil {
+		b.Data = nil
 	}
 	data, err := bundles.BuildEncoded(b, o.Signing, encoded)
 	if err != nil {
@@ -69,7 +80,7 @@ func Build(o BuildOptions) (*Built, error) {
 	if err := bundles.WriteFileAtomic(o.Output, data); err != nil {
 		return nil, err
 	}
-	built := &Built{Revision: b.Manifest.Revision, Packs: len(m.packs), Grants: len(m.grants)}
+	built.Revision = b.Manifest.Revision
 	for _, mod := range b.Modules {
 		n, _ := regolimit.RegoTerms(mod.Raw, math.MaxInt64)
 		built.Terms += n

@@ -109,13 +109,13 @@ func (g *Grant) lintTarget(s *Sources, errs *problem.Errors, h *hints) {
 	p := s.Pack(g.PackID)
 	switch {
 	case p == nil:
-		errs.Add(g.File, g.node.Field("pack_id").Pos, "grant %d: pack %q not in the compiled packs", g.N, g.PackID).
+		errs.Add(g.File, g.places.pack.pos(), "grant %d: pack %q not in the compiled packs", g.N, g.PackID).
 			Hint = h.suggest("the compiled packs", g.PackID, s.packIDs())
 	case g.VerbKey != "" && p.Verbs[g.VerbKey] == nil:
-		errs.Add(g.File, g.node.Field("verb_key").Pos, "grant %d: verb %q not in policy for pack %q", g.N, g.VerbKey, g.PackID).
+		errs.Add(g.File, g.places.scope.pos(), "grant %d: verb %q not in policy for pack %q", g.N, g.VerbKey, g.PackID).
 			Hint = h.suggest(fmt.Sprintf("the verbs of pack %q", g.PackID), g.VerbKey, slices.Collect(maps.Keys(p.Verbs)))
 	case g.Stimulus != "" && p.Stimuli[g.Stimulus] == nil:
-		errs.Add(g.File, g.node.Field("stimulus").Pos, "grant %d: stimulus %q not in policy for pack %q", g.N, g.Stimulus, g.PackID).
+		errs.Add(g.File, g.places.scope.pos(), "grant %d: stimulus %q not in policy for pack %q", g.N, g.Stimulus, g.PackID).
 			Hint = h.suggest(fmt.Sprintf("the stimuli of pack %q", g.PackID), g.Stimulus, slices.Collect(maps.Keys(p.Stimuli)))
 	}
 }
@@ -123,15 +123,17 @@ func (g *Grant) lintTarget(s *Sources, errs *problem.Errors, h *hints) {
 // lintScope checks that a grant's capabilities fit its scope.
 func (g *Grant) lintScope(errs *problem.Errors) {
 	for i, c := range g.Capabilities {
-		pos := g.node.Field("capabilities").Items[i].Pos
-		switch {
-		case g.VerbKey != "" && c == CapSense:
+		if !g.misfits(c) {
+			continue
+		}
+		pos := (*g.places.capabilities)[i]
+		if g.VerbKey != "" {
 			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a verb_key", g.N, c).
 				Hint = fmt.Sprintf("a command takes %s, %s or %s", CapRead, CapWrite, CapConnect)
-		case g.Stimulus != "" && c != CapSense:
-			errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a stimulus", g.N, c).
-				Hint = fmt.Sprintf("a trigger takes %s", CapSense)
+			continue
 		}
+		errs.Add(g.File, pos, "grant %d: capability %q cannot be granted on a stimulus", g.N, c).
+			Hint = fmt.Sprintf("a trigger takes %s", CapSense)
 	}
 }
 

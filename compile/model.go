@@ -2,10 +2,12 @@ package compile
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/hcp-rego/hcp-rego/internal/document"
+	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 // Kind says whether a row is a command or a trigger.
@@ -152,7 +154,34 @@ type Grant struct {
 	Stimulus     string
 	Capabilities []string
 
-	node *document.Node
+	places grantPlaces
+}
+
+// grantPlaces are where lint names a grant's problems: the values of its
+// pack_id, of its verb_key or stimulus, and, when its scope refuses one
+// of its capabilities (misfits), of each capability. A grant keeps them,
+// not its parse tree, in as few bytes as it can: a million grants keep a
+// million of them.
+type grantPlaces struct {
+	pack, scope  place
+	capabilities *[]problem.Pos // nil but for a grant with a misfit
+}
+
+// place is where a value of a grant file starts, in half the bytes of a
+// problem.Pos. A line or column past 2,147,483,647 (a file of 2 GiB on
+// one line) is told as that.
+type place struct{ line, col int32 }
+
+func placeOf(p problem.Pos) place {
+	return place{int32(min(p.Line, math.MaxInt32)), int32(min(p.Col, math.MaxInt32))}
+}
+
+func (p place) pos() problem.Pos { return problem.Pos{Line: int(p.line), Col: int(p.col)} }
+
+// misfits reports whether the grant's scope refuses capability c (SPEC
+// §2.3): sense.enable on a verb_key, any other on a stimulus.
+func (g *Grant) misfits(c string) bool {
+	return g.VerbKey != "" && c == CapSense || g.Stimulus != "" && c != CapSense
 }
 
 // Source is the grant's provenance, "grants/acme.json:5".

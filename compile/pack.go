@@ -7,21 +7,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/hcp-rego/hcp-rego/internal/document"
-	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 	"github.com/hcp-rego/hcp-rego/internal/schema"
 )
 
 // readChecked reads one JSON file, parses it with the run's budget and
 // validates it against the named schema. It returns the tree, the file's
-// sha256, and every problem.
-// A path that is not UTF-8 is refused: a decision names the policy and
-// grant files as text (source.row, source.grant), which cannot spell it.
+// sha256, and every problem. A path that is not UTF-8 is refused
+// (errNotUTF8).
 func readChecked(path, schemaName string, budget *document.Budget) (*document.Node, string, error) {
 	if !utf8.ValidString(path) {
-		return nil, "", &problem.Error{File: printable.Quote(path), Msg: "the path is not valid UTF-8: decisions and bundles name pack and grant files as text, which cannot spell it"}
+		return nil, "", errNotUTF8(path)
 	}
-	data, err := document.ReadFile(path)
+	data, err := document.ReadSource(path, budget, document.MaxFileBytes)
 	if err != nil {
 		return nil, "", err
 	}
@@ -52,6 +50,10 @@ func loadPack(dir string, budget *document.Budget) (*Pack, error) {
 	var err error
 	p.manifest, manifestSum, err = readChecked(p.ManifestFile, "manifest", budget)
 	errs.Merge(p.ManifestFile, err)
+	if budget.Refused() {
+		// The run is past its limits: they are told once, where.
+		return nil, errs.Err()
+	}
 	p.policy, policySum, err = readChecked(p.PolicyFile, "policy", budget)
 	errs.Merge(p.PolicyFile, err)
 	if len(errs) > 0 {

@@ -112,7 +112,13 @@ func (s *Sources) Check() (*Model, error) {
 
 // Checked opens the sources (Open) and checks them (Check).
 func Checked(packArgs, grantFiles []string) (*Model, error) {
-	return Open(packArgs, grantFiles).Check()
+	return Limits{}.Checked(packArgs, grantFiles)
+}
+
+// Checked opens the sources within l (Limits.Open) and checks them
+// (Check).
+func (l Limits) Checked(packArgs, grantFiles []string) (*Model, error) {
+	return l.Open(packArgs, grantFiles).Check()
 }
 
 // dropTrees lets go of the parsed files. Sources without them cannot be
@@ -126,8 +132,5 @@ func (s *Sources) dropTrees() {
 		for _, r := range p.Stimuli {
 			r.node = nil
 		}
-	}
-	for _, g := range s.grants {
-		g.node = nil
 	}
 }

@@ -37,17 +37,22 @@ func grantTables(m *Model) map[string]any {
 		files[i] = f
 	}
 	slots, roles, applies := map[string]any{}, map[string]any{}, map[string]any{}
-	defaults := false
+	// applies is read only beside a default grant: without one, a
+	// million grants need not fill it.
+	defaults := slices.ContainsFunc(m.grants, func(g *Grant) bool {
+		_, _, named := splitSubject(g.Subject)
+		return !named
+	})
+	var fills [][2]string
 	for _, g := range m.grants {
 		holder := holderKey(g.Subject, g.Tenant)
-		for _, slot := range slotsOf(m, g) {
+		fills = appendSlots(fills[:0], m, g)
+		for _, slot := range fills {
 			setFirst(child(child(child(slots, g.PackID), slot[0]), slot[1]), holder, g.Position())
 		}
 		kind, _, named := splitSubject(g.Subject)
-		if named {
+		if named && defaults {
 			child(applies, g.Tenant)[g.Subject] = true
-		} else {
-			defaults = true
 		}
 		if kind == "role" {
 			child(roles, g.PackID)[g.Subject] = true
@@ -66,11 +71,29 @@ func grantTables(m *Model) map[string]any {
 // HTML characters escaped). The two never meet: a subject never starts
 // with "[".
 func holderKey(subject, tenant string) string {
-	if tenant == "" {
+	switch {
+	case tenant == "":
 		return subject
+	case plainJSON(subject) && plainJSON(tenant):
+		// What json.Marshal writes for these, without its allocations:
+		// a million grants make a million keys.
+		return `["` + subject + `","` + tenant + `"]`
 	}
 	text, _ := json.Marshal([]string{subject, tenant})
 	return string(text)
+}
+
+// plainJSON reports whether json.Marshal writes s as it is between its
+// quotes: printable ASCII but the quote, the backslash and the three
+// characters it escapes for HTML.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // setFirst records pos under holder in slot unless an earlier grant is
@@ -91,16 +114,16 @@ func child(m map[string]any, key string) map[string]any {
 	return c
 }
 
-// slotsOf lists the field and key of each slot a grant fills: its row's
-// kind field (verb_key or stimulus) and key when it gives that row's
-// capability (a grant of another capability there never counts); for a
-// pack-wide grant, "capability" and each of its capabilities.
-func slotsOf(m *Model, g *Grant) [][2]string {
+// appendSlots appends to slots the field and key of each slot a grant
+// fills: its row's kind field (verb_key or stimulus) and key when it
+// gives that row's capability (a grant of another capability there never
+// counts); for a pack-wide grant, "capability" and each of its
+// capabilities.
+func appendSlots(slots [][2]string, m *Model, g *Grant) [][2]string {
 	r := scopedRow(m, g)
 	if r != nil && slices.Contains(g.Capabilities, r.Capability()) {
-		return [][2]string{{r.Kind.Field(), r.Key}}
+		return append(slots, [2]string{r.Kind.Field(), r.Key})
 	}
-	var slots [][2]string
 	if g.VerbKey == "" && g.Stimulus == "" {
 		for _, c := range g.Capabilities {
 			slots = append(slots, [2]string{"capability", c})

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,6 +21,7 @@ type buildOptions struct {
 	output   string
 	revision string
 	signing  bundles.Signing
+	sources  sourceLimit
 }
 
 func newBuildCommand(s streams) *cobra.Command {
@@ -66,12 +65,12 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 	emptyHint(cmd, "signing-key", "the bundle would go unsigned")
 	cmd.Flags().StringVar(&o.signing.Algorithm, "signing-alg", "", "the signing algorithm: "+strings.Join(bundles.Algorithms, "|")+" (default RS256)")
 	cmd.Flags().StringVar(&o.signing.KeyID, "signing-key-id", "", `the key id the signature names (default "default")`)
+	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
 
 func runBuild(s streams, o buildOptions) error {
-	defer fewerCollections()()
 	if !utf8.ValidString(o.revision) {
 		return badInput(fmt.Errorf("--revision %s: not valid UTF-8", strconv.Quote(o.revision)))
 	}
@@ -79,7 +78,7 @@ func runBuild(s streams, o buildOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	built, err := compile.Build(compile.BuildOptions{Packs: o.packs, Grants: o.grants, Output: o.output, Revision: o.revision, Signing: signing})
+	built, err := compile.Build(compile.BuildOptions{Packs: o.packs, Grants: o.grants, Output: o.output, Revision: o.revision, Signing: signing, Limits: o.sources.limits()})
 	if err != nil {
 		return badInput(err)
 	}
@@ -109,24 +108,6 @@ func sizeFor(terms int64) int64 {
 		return minBundleLimit
 	}
 	return (terms*bundles.BytesPerTerm + 1<<20 - 1) >> 20 << 20
-}
-
-// buildGCPercent is the collector's GOGC while a build runs. A build is
-// one pass that allocates several times what it keeps (the schema
-// validator's garbage above all), and at Go's default the collector marks
-// the growing parse trees again and again: at 200 a build of the large
-// set takes about a tenth less CPU for about a quarter more peak memory
-// (docs/performance.md).
-const buildGCPercent = 200
-
-// fewerCollections sets the collector's GOGC to buildGCPercent, unless
-// GOGC sets it, and returns the function that restores it.
-func fewerCollections() (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(buildGCPercent)
-	return func() { debug.SetGCPercent(prev) }
 }
 
 // signingOf returns the signing the flags ask for, nil for none, and

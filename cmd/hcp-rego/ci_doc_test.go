@@ -80,8 +80,8 @@ func githubRuns(t *testing.T, workflow string) []string {
 // wantCI are the commands (with the flags named) that the issue asks the
 // CI examples to run; each must be among the hcp-rego commands found.
 var wantCI = map[string][]string{
-	"github": {"lint --grants", "test --format --coverage --threshold", "matrix --diff", "build --grants", "replay --bundle --format --fail-on"},
-	"gitlab": {"lint --grants", "test --format --coverage --threshold", "matrix --diff", "build --grants", "replay --bundle --format --fail-on"},
+	"github": {"lint --grants", "test --format --coverage --threshold", "compare --format --fail-on", "matrix --diff", "build --grants", "replay --bundle --format --fail-on"},
+	"gitlab": {"lint --grants", "test --format --coverage --threshold", "compare --format --fail-on", "matrix --diff", "build --grants", "replay --bundle --format --fail-on"},
 }
 
 // checkCICommands fails t for a refused hcp-rego command and for a
@@ -118,6 +118,7 @@ func TestCIGitHubLintFails(t *testing.T) {
 		{"an unknown input of an action", "          go-version: \"1.26\"\n", "          go-versoin: \"1.26\"\n"},
 		{"an unknown context", "${{ github.base_ref }}", "${{ gihub.base_ref }}"},
 		{"a step output that is not set", "steps.replay.outputs.code != ''", "steps.replya.outputs.code != ''"},
+		{"the compare gate on a step that is not there", "steps.compare.outputs.code != ''", "steps.comapre.outputs.code != ''"},
 		{"a broken YAML", "jobs:\n", "jobs:\n  - oops\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

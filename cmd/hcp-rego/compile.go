@@ -15,6 +15,7 @@ type compileOptions struct {
 	grants   []string
 	output   string
 	revision string
+	sources  sourceLimit
 }
 
 func newCompileCommand(s streams) *cobra.Command {
@@ -44,12 +45,13 @@ not be an input, lie inside a pack folder read, nor hold an input.`,
 	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the folder to write (required)")
 	cmd.Flags().StringVar(&o.revision, "revision", "", "the bundle's revision (default: a digest of its content)")
+	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
 
 func runCompile(s streams, o compileOptions) error {
-	m, err := compile.Checked(o.packs, o.grants)
+	m, err := o.sources.limits().Checked(o.packs, o.grants)
 	if err != nil {
 		return badInput(err)
 	}

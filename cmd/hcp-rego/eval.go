@@ -27,6 +27,7 @@ type evalOptions struct {
 	bundle     string
 	verify     bundles.Verification
 	limit      bundleLimit
+	sources    sourceLimit
 	input      string
 	format     string
 	failOnDeny bool
@@ -70,6 +71,7 @@ is bad input (exit 2).`,
 	f.StringVar(&o.bundle, "bundle", "", "evaluate this bundle (.tar.gz or folder) instead of packs")
 	addVerificationFlags(cmd, &o.verify)
 	addBundleLimitFlag(f, &o.limit)
+	addSourceLimitFlag(f, &o.sources)
 	f.StringVar(&o.input, "input", "", "the decision input, a JSON file or - for stdin (required)")
 	f.StringVar(&o.format, "format", "json", "output format: json or pretty")
 	f.BoolVar(&o.failOnDeny, "fail-on-deny", false, "exit 1 when the call is not allowed")
@@ -200,7 +202,7 @@ func (o evalOptions) load() (*compile.Model, *bundle.Bundle, error) {
 		b, err := bundles.ReadDecisionBundle(o.bundle, v, o.limit.limits)
 		return nil, b, o.limit.hint(err)
 	}
-	m, err := compile.Checked(o.packs, o.grants)
+	m, err := o.sources.limits().Checked(o.packs, o.grants)
 	if err != nil {
 		return nil, nil, err
 	}

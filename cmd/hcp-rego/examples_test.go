@@ -42,7 +42,7 @@ func TestHelpExamplesRun(t *testing.T) {
 		}
 		return cmd.Example + "\n"
 	}
-	for _, name := range []string{"lint", "compile", "build", "eval", "test", "matrix", "replay", "export", "schema", "version", "init", "init pack", "completion", "completion bash", ""} {
+	for _, name := range []string{"lint", "compile", "build", "eval", "test", "matrix", "compare", "replay", "export", "schema", "version", "init", "init pack", "completion", "completion bash", ""} {
 		t.Run(cmp.Or(name, "hcp-rego"), func(t *testing.T) {
 			script := stubs
 			if need, ok := exampleNeeds[name]; ok {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
-	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/export"
 	"github.com/hcp-rego/hcp-rego/internal/matrix"
 	"github.com/hcp-rego/hcp-rego/internal/printable"
@@ -23,6 +22,7 @@ type exportOptions struct {
 	server  string
 	output  string
 	tenant  string
+	sources sourceLimit
 }
 
 func newExportCommand(s streams) *cobra.Command {
@@ -70,6 +70,7 @@ written. FILE must not be an input, nor lie inside a pack folder read.`,
 	cmd.Flags().StringVar(&o.server, "server", export.DefaultServer, "the MCP server name")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the file to write (default stdout)")
 	cmd.Flags().StringVar(&o.tenant, "tenant", "", "the principal's tenant (default none)")
+	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	emptyHint(cmd, "tenant", "leave it out for a principal with no tenant")
 	_ = cmd.MarkFlagRequired("harness")
 	_ = cmd.MarkFlagRequired("subject")
@@ -85,7 +86,7 @@ func runExport(ctx context.Context, s streams, o exportOptions) error {
 	if err := export.CheckServer(o.server); err != nil {
 		return badInput(fmt.Errorf("--server: %w", err))
 	}
-	m, err := compile.Checked(o.packs, o.grants)
+	m, err := o.sources.limits().Checked(o.packs, o.grants)
 	if err != nil {
 		return badInput(err)
 	}

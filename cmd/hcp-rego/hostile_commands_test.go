@@ -40,6 +40,7 @@ var hostileCommands = []hostileCommand{
 	{name: "matrix", args: []string{"matrix", "@pack", "--grants", "@grants.json"}, targets: packTargets},
 	{name: "replay", args: []string{"replay", "@pack", "--grants", "@grants.json", "@input.json"}, targets: packTargets},
 	{name: "matrix --diff", args: []string{"matrix", "--diff", "OLD", "@."}, targets: packTargets, discovers: true},
+	{name: "compare", args: []string{"compare", "OLD", "@."}, targets: packTargets, discovers: true},
 	{name: "export", args: []string{"export", "--harness", "claude-code", "--subject", "role:member", "-o", "@out.json", "@pack", "--grants", "@grants.json"}, targets: packTargets,
 		output: "out.json", existing: map[string]string{"out.json": `{"permissions": {"allow": ["an earlier file"]}}`}},
 }

@@ -4,13 +4,12 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/hcp-rego/hcp-rego/compile"
 )
 
 type lintOptions struct {
-	packs  []string
-	grants []string
+	packs   []string
+	grants  []string
+	sources sourceLimit
 }
 
 func newLintCommand(s streams) *cobra.Command {
@@ -30,11 +29,12 @@ file:line:col: message. A PACK_DIR is a pack folder or a folder of packs
 		},
 	}
 	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
+	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	return cmd
 }
 
 func runLint(s streams, o lintOptions) error {
-	sources := compile.Open(o.packs, o.grants)
+	sources := o.sources.limits().Open(o.packs, o.grants)
 	if sources.Err() != nil {
 		return badInput(sources.Problems())
 	}

@@ -28,6 +28,7 @@ type matrixOptions struct {
 	format    string
 	formatSet bool
 	diff      bool
+	sources   sourceLimit
 }
 
 func newMatrixCommand(s streams) *cobra.Command {
@@ -73,6 +74,7 @@ away. It exits 0 whether or not anything changed.`,
 	cmd.Flags().StringArrayVar(&o.subjects, "subject", nil, "a subject to show: principal:ID, role:NAME or default (repeatable; default all)")
 	cmd.Flags().StringVar(&o.format, "format", "table", "output format: table, markdown or json")
 	cmd.Flags().BoolVar(&o.diff, "diff", false, "compare two folders, OLD_DIR NEW_DIR, and print the changed cells as Markdown")
+	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	return cmd
 }
 
@@ -95,7 +97,7 @@ func runMatrix(ctx context.Context, s streams, o matrixOptions) error {
 	if !slices.Contains([]string{"table", "markdown", "json"}, o.format) {
 		return badInput(fmt.Errorf("--format %q: want table, markdown or json", o.format))
 	}
-	m, err := compile.Checked(o.packs, o.grants)
+	m, err := o.sources.limits().Checked(o.packs, o.grants)
 	if err != nil {
 		return badInput(err)
 	}
@@ -186,9 +188,9 @@ func runMatrixDiff(ctx context.Context, s streams, o matrixOptions) error {
 	// Both versions' problems, sorted together, each once (a file both
 	// folders hold is read twice).
 	var errs problem.Errors
-	before, err := loadTree(o.packs[0])
+	before, err := loadTree(o.packs[0], o.sources.limits())
 	errs.Merge("", err)
-	after, err := loadTree(o.packs[1])
+	after, err := loadTree(o.packs[1], o.sources.limits())
 	errs.Merge("", err)
 	if err := errs.Err(); err != nil {
 		return badInput(err)
@@ -212,7 +214,7 @@ func runMatrixDiff(ctx context.Context, s streams, o matrixOptions) error {
 // loadTree finds the packs and grant files under dir (as hcp-rego test
 // does), loads and lints them. A folder with no pack is a version with no
 // commands: every row of the other version is added or removed.
-func loadTree(dir string) (*compile.Model, error) {
+func loadTree(dir string, limits compile.Limits) (*compile.Model, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", printable.LineStart(dir), problem.Describe(err, "no such folder"))
@@ -225,7 +227,7 @@ func loadTree(dir string) (*compile.Model, error) {
 	var errs problem.Errors
 	found, err := discover.Discover([]string{dir})
 	errs.Merge(dir, err)
-	sources := compile.Load(found.Packs, found.GrantFiles)
+	sources := limits.Load(found.Packs, found.GrantFiles)
 	if found.Incomplete {
 		sources.MarkPacksMissing() // the folder discovery could not walk may hold them
 	}

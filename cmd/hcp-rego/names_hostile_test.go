@@ -67,8 +67,9 @@ func TestHostileNamesPrintEscaped(t *testing.T) {
 	// A decision log whose last line is not an event.
 	log := filepath.Join(t.TempDir(), hostileName+".log")
 	treetest.Write(t, filepath.Dir(log), map[string]string{filepath.Base(log): `{"decision_id": "d1", "path": "hcp/authz/decision", "input": { "principal": { "id": "ann", "roles": ["buyer"] }, "pack_id": "shop", "verb_key": "browse", "owner": "ann" }, "result": {"allow": false, "code": "capability_required"}}` + "\nnot an event\n"})
-	out := t.TempDir() // where build and compile write
-	bad := t.TempDir() // the same names, each file at fault
+	out := t.TempDir()   // where build and compile write
+	empty := t.TempDir() // a version with no packs, for compare
+	bad := t.TempDir()   // the same names, each file at fault
 	treetest.Write(t, bad, map[string]string{
 		"packs/" + hostileName + "/manifest.json": `{ "id": "shop", "commands": { "browse": {} } }`,
 		"packs/" + hostileName + "/policy.json":   `{ "surface_id": "shop", "verbs": { "browse": { "operation": "read", "privacy": { "lnd": "personal" } } } }`,
@@ -93,6 +94,10 @@ func TestHostileNamesPrintEscaped(t *testing.T) {
 		{name: "matrix --format markdown", args: []string{"matrix", pack, "--grants", grants, "--format", "markdown"}},
 		{name: "eval --format pretty", args: []string{"eval", pack, "--grants", grants, "--input", input, "--format", "pretty", "--explain"}},
 		{name: "replay", args: []string{"replay", pack, "--grants", grants, log}},
+		{name: "compare", args: []string{"compare", empty, dir}, wantOut: "added"},
+		{name: "compare --format markdown", args: []string{"compare", empty, dir, "--format", "markdown"}, wantOut: "added"},
+		{name: "compare --format json", args: []string{"compare", empty, dir, "--format", "json"}, c1: true, wantOut: "added"},
+		{name: "compare, bad files", args: []string{"compare", dir, bad}},
 		{name: "build", args: []string{"build", pack, "--grants", grants, "--revision", hostileName, "-o", filepath.Join(out, hostileName+".tar.gz")}},
 		{name: "compile", args: []string{"compile", pack, "--grants", grants, "--revision", hostileName, "-o", filepath.Join(out, hostileName)}},
 		// Names given on the command line, in the system's own errors.
@@ -231,6 +236,8 @@ func TestLeadNamesStartNoLine(t *testing.T) {
 		[]string{"lint", "ok"},
 		[]string{"lint", "FAIL"},
 		[]string{"matrix", "--diff", first, "."},
+		[]string{"compare", first, "."},
+		[]string{"compare", first, ".", "--format", "markdown"},
 		slices.Concat([]string{"matrix"}, pack, []string{"--tenant", leadNames[1]}),
 		slices.Concat([]string{"matrix"}, pack, []string{"--format", "markdown"}),
 		slices.Concat([]string{"export", "--harness", "claude-code", "--subject", "role:" + first}, pack),

@@ -37,6 +37,8 @@ func TestLostOutputIsBadInput(t *testing.T) {
 		{"matrix", append([]string{"matrix", "--tenant", "acme"}, packs...)},
 		{"replay", append([]string{"replay", "../../testdata/logs/decisions.log"}, packs...)},
 		{"replay findings", append([]string{"replay", "../../testdata/logs/decisions.log", "--fail-on", "change", "--format", "json"}, packs...)},
+		{"compare", []string{"compare", "../../testdata/packs", "../../testdata/seed004"}},
+		{"compare findings", []string{"compare", "../../testdata/packs", "../../testdata/seed004", "--fail-on", "change", "--format", "markdown"}},
 	}
 	// A pack whose manifest has a command without a policy row: a finding.
 	pack := t.TempDir()

@@ -56,6 +56,7 @@ invalid_input or unknown_pack one too; a bad file exits 2.`,
 	f.StringVar(&o.bundle, "bundle", "", "list with this bundle (.tar.gz or folder) instead of packs")
 	addVerificationFlags(cmd, &o.verify)
 	addBundleLimitFlag(f, &o.limit)
+	addSourceLimitFlag(f, &o.sources)
 	f.StringVar(&o.input, "input", "", "the listing input, a JSON file or - for stdin (required)")
 	f.StringVar(&o.format, "format", "json", "output format: json or table")
 	f.StringArrayVar(&o.ext, "ext", nil, "load a runtime's hcp.ext rules: a .rego file or a folder of them (repeatable)")

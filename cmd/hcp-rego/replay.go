@@ -27,6 +27,7 @@ type replayOptions struct {
 	plainHTTP bool
 	verify    bundles.Verification
 	limit     bundleLimit
+	sources   sourceLimit
 	ext       []string
 	format    string
 	failOn    string
@@ -71,6 +72,7 @@ any is not unchanged. On a terminal, stderr shows the progress.`,
 	f.BoolVar(&o.plainHTTP, "plain-http", false, "with --bundle REF: talk HTTP, not HTTPS, to the registry")
 	addVerificationFlags(cmd, &o.verify)
 	addBundleLimitFlag(f, &o.limit)
+	addSourceLimitFlag(f, &o.sources)
 	f.StringArrayVar(&o.ext, "ext", nil, "load a runtime's hcp.ext rules: a .rego file or a folder of them (repeatable)")
 	f.StringVar(&o.format, "format", "pretty", "output format: pretty, markdown or json")
 	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when a decision widened (widen) or when any changed (change)")
@@ -217,7 +219,7 @@ func (o replayOptions) candidate(ctx context.Context, packs []string) (*bundle.B
 		b, err := bundles.ReadDecisionBundle(o.bundle, v, o.limit.limits)
 		return b, o.limit.hint(err)
 	}
-	m, err := compile.Checked(packs, o.grants)
+	m, err := o.sources.limits().Checked(packs, o.grants)
 	if err != nil {
 		return nil, err
 	}

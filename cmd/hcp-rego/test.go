@@ -26,6 +26,7 @@ type testOptions struct {
 	watch     bool
 	run       string
 	verbose   bool
+	sources   sourceLimit
 }
 
 func newTestCommand(s streams) *cobra.Command {
@@ -77,6 +78,7 @@ the watch goes on; Ctrl-C ends it with exit 0 ("hcp-rego test --watch .").`,
 	cmd.Flags().BoolVar(&o.watch, "watch", false, "run again on each change under PATH until Ctrl-C")
 	cmd.Flags().StringVar(&o.run, "run", "", "run only the cases and Rego tests whose names this regular expression matches")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "print each test's time")
+	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	return cmd
 }
 
@@ -101,7 +103,7 @@ func runTest(ctx context.Context, s streams, o testOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	run := testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil, Explain: o.explain, Run: selected, Times: o.verbose}
+	run := testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil, Explain: o.explain, Run: selected, Times: o.verbose, Limits: o.sources.limits()}
 	if o.watch {
 		return watchTests(ctx, s, o, run)
 	}

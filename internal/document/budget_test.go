@@ -115,7 +115,7 @@ func TestJSONValueBudgetHeld(t *testing.T) {
 	for _, limit := range []int64{valueChunk + 1, valueChunk} {
 		b := NewBudgetOf(Limits{JSON: limit, File: 1 << 40, YAML: 1, Aliases: 1})
 		first, second := newTally(b), newTally(b)
-		if !first.one() { // takes a chunk, uses one value of it
+		if !first.one(true) { // takes a chunk, uses one value of it
 			t.Fatalf("limit %d: the first value refused", limit)
 		}
 		go func() {
@@ -129,14 +129,14 @@ func TestJSONValueBudgetHeld(t *testing.T) {
 		}()
 		fitted := true
 		for range valueChunk {
-			if !second.one() {
+			if !second.one(true) {
 				fitted = false
 				break
 			}
 		}
 		second.keep()
-		if want := limit == valueChunk+1; fitted != want || b.RefusedJSON() == want {
-			t.Errorf("limit %d for %d values: fitted %v, refused %v", limit, valueChunk+1, fitted, b.RefusedJSON())
+		if want := limit == valueChunk+1; fitted != want || b.Refused() == want {
+			t.Errorf("limit %d for %d values: fitted %v, refused %v", limit, valueChunk+1, fitted, b.Refused())
 		}
 	}
 }

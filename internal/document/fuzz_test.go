@@ -57,7 +57,7 @@ func walk(n *Node, visit func(*Node)) {
 // does not, or reads it into another tree.
 func quickAgrees(t *testing.T, data []byte) {
 	t.Helper()
-	quick, _, ok := quickParse(data, unbounded())
+	quick, _, ok := quickParse(data, unbounded(), nil)
 	if !ok || len(bytes.TrimSpace(data)) == 0 || !utf8.Valid(data) {
 		return
 	}

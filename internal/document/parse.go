@@ -27,6 +27,9 @@ type parser struct {
 	dec  *json.Decoder
 	errs problem.Errors // problems that do not stop the walk (duplicate keys)
 	vals *tally         // the values of the run's JSON files
+	// stream, when set, names the array that the parse hands on element
+	// by element rather than keep (ParseJSONStream).
+	stream *stream
 }
 
 // ParseJSON parses data, the contents of file, into a tree of positioned
@@ -37,10 +40,53 @@ type parser struct {
 // file, and a value past its limit is refused where it starts; nil gives
 // file a budget of its own, for a run that reads one JSON file only.
 func ParseJSON(file string, data []byte, budget *Budget) (*Node, error) {
+	return parseJSON(file, data, budget, nil)
+}
+
+// ParseJSONStream parses data as ParseJSON does, but hands each element
+// of the array at the top-level member key to items as soon as it is
+// read, and keeps none: the tree it returns holds that member as an
+// empty array. So a file of a million grants is never a tree of a
+// million grants. The elements' values count in the run's values, not in
+// what it holds (Limits.Held), and one file holds at once its values
+// outside the array and one element's (MaxFileValues).
+//
+// A file with a problem is read again by the slower walk that names it:
+// items is told to start again (Items.Restart) before the elements come
+// again. When the parse returns an error, what items took is not a
+// file's.
+func ParseJSONStream(file string, data []byte, budget *Budget, key string, items Items) (*Node, error) {
+	return parseJSON(file, data, budget, &stream{key: key, items: items})
+}
+
+// Items takes the elements of the array that ParseJSONStream streams, in
+// order.
+type Items interface {
+	// Item takes element i of the array (from 0). It may keep nothing
+	// of n but its strings: the parse reads the next element into the
+	// same nodes.
+	Item(i int, n *Node)
+	// Restart forgets every element taken: they come again, from 0.
+	Restart()
+}
+
+// stream is the array that a parse streams.
+type stream struct {
+	key   string
+	items Items
+}
+
+// at reports whether the member key of an object at depth (1 for the
+// top level's members) is the streamed array's.
+func (s *stream) at(depth int, key string) bool {
+	return s != nil && depth == 1 && key == s.key
+}
+
+func parseJSON(file string, data []byte, budget *Budget, s *stream) (*Node, error) {
 	if budget == nil {
 		budget = NewBudget()
 	}
-	p := &parser{file: file, data: data, ix: newLineIndex(data), vals: newTally(budget)}
+	p := &parser{file: file, data: data, ix: newLineIndex(data), vals: newTally(budget), stream: s}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, p.fail(0, "empty file, want a JSON document")
 	}
@@ -51,7 +97,7 @@ func ParseJSON(file string, data []byte, budget *Budget) (*Node, error) {
 		return nil, p.fail(0, "the file starts with a byte-order mark (U+FEFF), which JSON does not allow; save it without one")
 	}
 	defer p.vals.keep()
-	root, over, ok := quickParse(data, p.vals)
+	root, over, ok := quickParse(data, p.vals, s)
 	switch {
 	case ok:
 		return root, nil
@@ -59,16 +105,35 @@ func ParseJSON(file string, data []byte, budget *Budget) (*Node, error) {
 		return nil, p.overLimit(over)
 	}
 	p.vals.drop() // the walk reads the same values again
+	if s != nil {
+		s.items.Restart()
+	}
 	return p.walk()
 }
 
 // overLimit is the error of the value at offset past the file's limit or
-// the run's.
+// one of the run's.
 func (p *parser) overLimit(offset int) error {
-	if p.vals.full() {
-		return p.fail(offset, "more values than the limit of %d for one JSON file", p.vals.file)
+	return overLimit(p.file, p.ix.pos(offset), p.vals)
+}
+
+// overLimit is the error of the value at pos in file past the limit that
+// vals met.
+func overLimit(file string, pos problem.Pos, vals *tally) error {
+	hint := ""
+	if h := vals.hint; h != "" {
+		hint = "; " + h
 	}
-	return p.fail(offset, "more values than the limit of %d for the JSON files of one run", p.vals.c.limit)
+	var msg string
+	switch vals.why {
+	case fileLimit:
+		msg = fmt.Sprintf("more values than the limit of %d for one JSON file", vals.file)
+	case heldLimit:
+		msg = fmt.Sprintf("more values than the limit of %d held parsed for one run (a pack's files, a grant file but its grants)%s", vals.trees.limit, hint)
+	default:
+		msg = fmt.Sprintf("more values than the limit of %d for the JSON files of one run%s", vals.c.limit, hint)
+	}
+	return problem.Errors{{File: file, Pos: pos, Msg: msg}}
 }
 
 // walk parses the file with encoding/json's token decoder, which names
@@ -77,7 +142,7 @@ func (p *parser) walk() (*Node, error) {
 	data := p.data
 	p.dec = json.NewDecoder(bytes.NewReader(data))
 	p.dec.UseNumber()
-	root, err := p.value(0)
+	root, err := p.value(0, true)
 	if err != nil {
 		return nil, err
 	}
@@ -156,13 +221,47 @@ func (p *parser) errorOffset(start int) int {
 	return start
 }
 
-// value reads one whole value at the given nesting depth.
-func (p *parser) value(depth int) (*Node, error) {
+// value reads one whole value at the given nesting depth, kept in the
+// tree or handed on (see ParseJSONStream).
+func (p *parser) value(depth int, kept bool) (*Node, error) {
 	tok, start, err := p.token()
 	if err != nil {
 		return nil, err
 	}
-	if p.vals.full() || !p.vals.one() {
+	return p.node(tok, start, depth, kept)
+}
+
+// streamed reads the value of the streamed array's member: an array's
+// elements are handed on one by one; any other value is kept, for the
+// schema to refuse.
+func (p *parser) streamed(depth int) (*Node, error) {
+	tok, start, err := p.token()
+	if err != nil {
+		return nil, err
+	}
+	if tok != json.Delim('[') {
+		return p.node(tok, start, depth, true)
+	}
+	if !p.vals.one(true) {
+		return nil, p.overLimit(start)
+	}
+	n := &Node{Kind: Array, Pos: p.ix.pos(start)}
+	for i := 0; p.dec.More(); i++ {
+		used := p.vals.used
+		item, err := p.value(depth+1, false)
+		if err != nil {
+			return nil, err
+		}
+		p.stream.items.Item(i, item)
+		p.vals.handedOn(p.vals.used - used)
+	}
+	_, _, err = p.token() // ']'
+	return n, err
+}
+
+// node reads the value that starts with tok, at start.
+func (p *parser) node(tok json.Token, start, depth int, kept bool) (*Node, error) {
+	if !p.vals.one(kept) {
 		return nil, p.overLimit(start)
 	}
 	n := &Node{Pos: p.ix.pos(start)}
@@ -172,10 +271,10 @@ func (p *parser) value(depth int) (*Node, error) {
 			return nil, p.fail(start, "nesting deeper than %d levels", MaxDepth)
 		}
 		if t == '[' {
-			return n, p.array(n, depth+1)
+			return n, p.array(n, depth+1, kept)
 		}
 		if t == '{' {
-			return n, p.object(n, depth+1)
+			return n, p.object(n, depth+1, kept)
 		}
 		return nil, p.fail(start, "invalid JSON: unexpected %q", rune(t))
 	case string:
@@ -196,10 +295,10 @@ func (p *parser) value(depth int) (*Node, error) {
 	return n, nil
 }
 
-func (p *parser) array(n *Node, depth int) error {
+func (p *parser) array(n *Node, depth int, kept bool) error {
 	n.Kind = Array
 	for p.dec.More() {
-		item, err := p.value(depth)
+		item, err := p.value(depth, kept)
 		if err != nil {
 			return err
 		}
@@ -209,7 +308,7 @@ func (p *parser) array(n *Node, depth int) error {
 	return err
 }
 
-func (p *parser) object(n *Node, depth int) error {
+func (p *parser) object(n *Node, depth int, kept bool) error {
 	n.Kind = Object
 	n.fields = map[string]*Node{}
 	for p.dec.More() {
@@ -222,7 +321,12 @@ func (p *parser) object(n *Node, depth int) error {
 			return p.fail(start, "key of %d bytes is longer than the limit of %d", len(key), MaxStringBytes)
 		}
 		keyPos := p.ix.pos(start) // before the value: positions are asked in order
-		member, err := p.value(depth)
+		var member *Node
+		if _, dup := n.fields[key]; p.stream.at(depth, key) && !dup { // the array once: its elements come in order
+			member, err = p.streamed(depth)
+		} else {
+			member, err = p.value(depth, kept)
+		}
 		if err != nil {
 			return err
 		}

@@ -167,7 +167,7 @@ func TestQuickParse(t *testing.T) {
 		good = append(good, string(data))
 	}
 	for _, doc := range good {
-		if _, _, ok := quickParse([]byte(doc), unbounded()); !ok {
+		if _, _, ok := quickParse([]byte(doc), unbounded(), nil); !ok {
 			t.Errorf("quickParse gave up on a good file: %.60q", doc)
 		}
 		quickAgrees(t, []byte(doc))
@@ -179,7 +179,7 @@ func TestQuickParse(t *testing.T) {
 		`{"` + strings.Repeat("k", MaxStringBytes+1) + `": 1}`,
 	}
 	for _, doc := range bad {
-		if _, _, ok := quickParse([]byte(doc), unbounded()); ok {
+		if _, _, ok := quickParse([]byte(doc), unbounded(), nil); ok {
 			t.Errorf("quickParse accepted a file with a problem: %.60q", doc)
 		}
 	}
@@ -187,7 +187,7 @@ func TestQuickParse(t *testing.T) {
 	// U+FFFD: the walk reads such a file as before.
 	lone := []byte(`{"a": "\ud800"}`)
 	root, err := ParseJSON("f.json", lone, nil)
-	if _, _, ok := quickParse(lone, unbounded()); ok || err != nil || root.Field("a").Text != "\ufffd" {
+	if _, _, ok := quickParse(lone, unbounded(), nil); ok || err != nil || root.Field("a").Text != "\ufffd" {
 		t.Errorf("lone surrogate: quickParse ok=%v, ParseJSON %v %v", ok, root, err)
 	}
 }

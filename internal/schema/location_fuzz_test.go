@@ -60,7 +60,7 @@ func FuzzLocations(f *testing.F) {
 			if !ok {
 				continue
 			}
-			for _, leaf := range s.leaves(ve) {
+			for _, leaf := range s.leaves(ve, "") {
 				moves, _ := steps(leaf.KeywordLocation)
 				path, node, found := follow(root, moves, decodeLocation(leaf.InstanceLocation), nil)
 				if !found || node == nil {

@@ -55,6 +55,9 @@ type Schema struct {
 	name     string
 	compiled *jsonschema.Schema
 	doc      map[string]any
+	// items are the compiled items schemas of top-level arrays, by
+	// member (see Items), under cacheMu.
+	items map[string]*jsonschema.Schema
 }
 
 var (
@@ -110,24 +113,40 @@ const MaxProblems = 1000
 // one, or the first MaxProblems and a last line that says how many more
 // there are.
 func (s *Schema) Validate(file string, root *document.Node) error {
-	err := s.compiled.Validate(root.Value())
-	if err == nil {
-		return nil
+	leaves, err := s.violations(file, scope{root: root}, s.compiled)
+	if err != nil {
+		return err
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return &problem.Error{File: file, Msg: err.Error()}
-	}
-	leaves := placed(root, s.leaves(ve))
 	var errs problem.Errors
 	for i, l := range leaves {
 		if len(errs) >= MaxProblems {
-			errs = append(errs, &problem.Error{File: file, Pos: l.pos, Msg: fmt.Sprintf("%d more violations from here on are not listed (a file lists its first %d problems)", len(leaves)-i, MaxProblems)})
+			errs = append(errs, notListed(file, l.pos, len(leaves)-i))
 			break
 		}
-		errs = append(errs, s.translate(file, root, l.leaf)...)
+		errs = append(errs, s.translate(file, scope{root: root}, l.leaf)...)
 	}
 	return errs.Err() // sorted, each problem once
+}
+
+// violations validates sc's root against compiled, its schema, and
+// returns the leaves of what is wrong, placed and sorted; an error only
+// when the validator fails other than by a violation.
+func (s *Schema) violations(file string, sc scope, compiled *jsonschema.Schema) ([]placedLeaf, error) {
+	err := compiled.Validate(sc.root.Value())
+	if err == nil {
+		return nil, nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return nil, &problem.Error{File: file, Msg: err.Error()}
+	}
+	return placed(sc.root, s.leaves(ve, sc.keywords)), nil
+}
+
+// notListed is the last line of a file's problems when more than
+// MaxProblems are found: how many more leaves there are from pos on.
+func notListed(file string, pos problem.Pos, more int) *problem.Error {
+	return &problem.Error{File: file, Pos: pos, Msg: fmt.Sprintf("%d more violations from here on are not listed (a file lists its first %d problems)", more, MaxProblems)}
 }
 
 // placedLeaf is a leaf error and where it stands: its value's position,
@@ -157,14 +176,15 @@ func (s *Schema) Valid(v any) bool {
 }
 
 // leaves flattens a validation error tree to the errors that say what is
-// wrong, stopping early where the schema words the message itself.
-func (s *Schema) leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 || s.customMessage(ve.KeywordLocation) != "" {
+// wrong, stopping early where the schema words the message itself. The
+// tree's locations are under keywords in the schema's document.
+func (s *Schema) leaves(ve *jsonschema.ValidationError, keywords string) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 || s.customMessage(keywords+ve.KeywordLocation) != "" {
 		return []*jsonschema.ValidationError{ve}
 	}
 	var out []*jsonschema.ValidationError
 	for _, c := range ve.Causes {
-		out = append(out, s.leaves(c)...)
+		out = append(out, s.leaves(c, keywords)...)
 	}
 	return out
 }

@@ -26,23 +26,51 @@ type violation struct {
 	leaf    *jsonschema.ValidationError
 }
 
+// scope is what one validation checks: a whole document, or one element
+// of an array in it (see Items), which messages name as they name it in
+// the document.
+type scope struct {
+	root *document.Node // the value validated
+	// path is root's path in the document, in prose as PathTo writes it
+	// ("grants[4]"); "" for the document.
+	path string
+	// keywords is the location of root's schema in the document's
+	// ("/properties/grants/items"); "" for the document's.
+	keywords string
+}
+
+// pathTo writes path (keys and indexes from root) in prose, from the
+// document's top level.
+func (sc scope) pathTo(path []string) string {
+	rel := sc.root.PathTo(path)
+	switch {
+	case sc.path == "":
+		return rel
+	case rel == "" || rel[0] == '[':
+		return sc.path + rel
+	}
+	return sc.path + "." + rel
+}
+
 // translate turns a leaf validation error into plain-words errors.
-func (s *Schema) translate(file string, root *document.Node, leaf *jsonschema.ValidationError) problem.Errors {
+func (s *Schema) translate(file string, sc scope, leaf *jsonschema.ValidationError) problem.Errors {
+	root := sc.root
 	at := locate(root, leaf)
-	parent, keyword := splitLast(leaf.KeywordLocation)
+	keywords := sc.keywords + leaf.KeywordLocation
+	parent, keyword := splitLast(keywords)
 	v := violation{
 		file:    file,
 		node:    cmp.Or(at.node, root),
-		path:    s.prose(root.PathTo(at.path)),
+		path:    s.prose(sc.pathTo(at.path)),
 		keyword: keyword,
 		rule:    s.resolve(parent),
 		leaf:    leaf,
 	}
 	if at.key && at.node != nil {
-		v.path = s.prose(root.PathTo(at.path[:len(at.path)-1]))
-		return v.badKey(s.customMessage(leaf.KeywordLocation))
+		v.path = s.prose(sc.pathTo(at.path[:len(at.path)-1]))
+		return v.badKey(s.customMessage(keywords))
 	}
-	if msg := s.customMessage(leaf.KeywordLocation); msg != "" {
+	if msg := s.customMessage(keywords); msg != "" {
 		if keyword == "pattern" { // the words for the pattern, after the value
 			return v.at(v.node.Pos, "%s: %s %s", v.where(), compact(v.node.Value()), msg)
 		}

@@ -26,10 +26,11 @@ type evaluators struct {
 	// runtimeGate makes each evaluator report the runtime's confirm
 	// reasons, for --explain (hcprego.WithRuntimeGate).
 	runtimeGate bool
+	limits      compile.Limits // what a set's packs and grant files may hold
 }
 
-func newEvaluators() *evaluators {
-	return &evaluators{bundles: map[string]*bundle.Bundle{}, models: map[string]*compile.Model{}, evals: map[string]map[string]*hcprego.Evaluator{}}
+func newEvaluators(limits compile.Limits) *evaluators {
+	return &evaluators{bundles: map[string]*bundle.Bundle{}, models: map[string]*compile.Model{}, evals: map[string]map[string]*hcprego.Evaluator{}, limits: limits}
 }
 
 // keep marks the set of packs and grants whose bundle, and evaluator
@@ -69,7 +70,7 @@ func (e *evaluators) bundle(packs, grants []string) (*bundle.Bundle, error) {
 	if b, ok := e.bundles[key]; ok {
 		return b, nil
 	}
-	sources := compile.Load(packs, grants)
+	sources := e.limits.Load(packs, grants)
 	sources.Inert(func(g *compile.Grant) bool { return sources.Pack(g.PackID) == nil })
 	m, err := sources.Check()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
@@ -25,7 +26,7 @@ func TestCaseBundlesAreChecked(t *testing.T) {
 		"grants.json":        `{"grants": [{"subject": "role:buyer", "pack_id": "mall", "capabilities": ["verb.exec.read"]}]}`,
 	})
 	t.Chdir(dir)
-	e := newEvaluators()
+	e := newEvaluators(compile.Limits{})
 	if _, err := e.bundle([]string{"shop"}, []string{"grants.json"}); err != nil {
 		t.Errorf("a grant on a pack outside the set: %v", err)
 	}
@@ -68,7 +69,7 @@ func TestRunReleasesEvaluators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := prepare(found, nil)
+	r, err := prepare(found, nil, compile.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

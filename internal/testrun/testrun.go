@@ -44,6 +44,9 @@ type Options struct {
 	Run *regexp.Regexp
 	// Times adds each test's time to the pretty lines (Report.Times).
 	Times bool
+	// Limits bound what the run reads of its packs and grant files; the
+	// zero value sets the defaults.
+	Limits compile.Limits
 }
 
 // Run finds the tests under the paths, checks every input (packs, grant
@@ -59,7 +62,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	// A broken file that discovery meets is reported with every problem
 	// that loading the rest finds, not alone.
 	found, discoverErr := discover.Discover(paths)
-	r, err := prepare(found, discoverErr)
+	r, err := prepare(found, discoverErr, o.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -114,8 +117,8 @@ type run struct {
 
 // prepare loads and checks every input of the run, reporting every problem
 // in every file at once.
-func prepare(found *discover.Found, discoverErr error) (*run, error) {
-	r := &run{found: found, evals: newEvaluators()}
+func prepare(found *discover.Found, discoverErr error, limits compile.Limits) (*run, error) {
+	r := &run{found: found, evals: newEvaluators(limits)}
 	var errs problem.Errors
 	errs.Merge("", discoverErr)
 	// A folder discovery could not walk, or a case file whose packs are
@@ -142,7 +145,7 @@ func prepare(found *discover.Found, discoverErr error) (*run, error) {
 	errs.Merge("", err)
 	r.regoTests = tests
 	packs, grants := r.allInputs()
-	sources := compile.Load(packs, grants)
+	sources := limits.Load(packs, grants)
 	if packsMissing {
 		sources.MarkPacksMissing()
 	}

@@ -1,7 +1,8 @@
 // Package largeset writes large, realistic pack sets and grant sets for the
 // benchmarks: many packs of many commands, and grants of every shape
 // (principal, role and default; with and without tenant; pack-wide and per
-// command or trigger), deterministically from a seed.
+// command or trigger), or grants shaped as a large IdP exports them (see
+// Shape), deterministically from a seed.
 package largeset
 
 import (
@@ -21,7 +22,28 @@ type Spec struct {
 	Grants     int // grants in all
 	GrantFiles int // files the grants are spread over
 	Seed       uint64
+	// Shape is the mix of the grants; the zero value is Mixed.
+	Shape Shape
+	// Tenants are the tenants that an IdP set's grants are spread over;
+	// 0 means 10,000. Mixed sets ignore it.
+	Tenants int
 }
+
+// Shape is the mix of a set's grants.
+type Shape uint8
+
+// The shapes.
+const (
+	// Mixed holds grants of every shape: 40% role pack-wide, 20% role per
+	// command, 20% principal per command, 10% principal pack-wide, 5% per
+	// trigger, 5% default; 30% of them for one tenant (writeGrants).
+	Mixed Shape = iota
+	// IdP holds what a large IdP export holds: 90% grants to one
+	// principal of one tenant on one command, and 10% grants to a role
+	// of one tenant on a whole pack, over Spec.Tenants tenants
+	// (writeIdPGrants).
+	IdP
+)
 
 // Set is a written set: the pack folders and grant files to give
 // hcp-rego.
@@ -48,7 +70,11 @@ func Write(dir string, s Spec) (*Set, error) {
 		if f == files-1 {
 			n = s.Grants - n*(files-1)
 		}
-		if err := writeGrants(path, n, s, r); err != nil {
+		write := writeGrants
+		if s.Shape == IdP {
+			write = writeIdPGrants
+		}
+		if err := write(path, n, s, r); err != nil {
 			return nil, err
 		}
 		set.GrantFiles = append(set.GrantFiles, path)

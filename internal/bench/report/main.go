@@ -4,7 +4,8 @@
 // a listing of what a principal may do against decisions one by one;
 // build time and memory against `opa build` on the same output, and how
 // builds grow; OPA's activation of the large bundle; replay of a
-// million logged decisions against it; and its push, pull and rollout
+// million logged decisions against it; compare of two versions of it;
+// and its push, pull and rollout
 // through a loopback OCI registry; and rollouts of three sizes to a
 // sidecar polling an HTTP bundle server, checked decision by decision
 // while it replaces a revision. Every figure comes
@@ -24,7 +25,7 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
-	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, publishing or rollout")
+	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing or rollout")
 	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade); "+layoutListed+", r1 with the manifest listing every source file, as built before the list moved to data, and r2 as now")
 	flag.Parse()
 	if *quick {
@@ -51,6 +52,7 @@ var steps = []step{
 	{"embedded", latencyEmbedded},
 	{"activation", activation},
 	{"replay", replayLarge},
+	{"compare", compareLarge},
 	{"publishing", publishing},
 	{"rollout", rollouts},
 }
@@ -81,9 +83,9 @@ func run(ctx context.Context, quick bool, rounds int, only, layout string) error
 		return err
 	}
 	for _, step := range steps {
-		// The builds make the bundles every other table measures: with
-		// -only they run all the same, unprinted.
-		if only != "" && step.name != only && step.name != "builds" {
+		// The builds make the bundles every other table measures but
+		// compare's: with -only they run all the same, unprinted.
+		if only != "" && step.name != only && (step.name != "builds" || only == "compare") {
 			continue
 		}
 		tb, err := step.measure(t, sets)
