@@ -174,14 +174,14 @@ func TestBuildManifest(t *testing.T) {
 	}
 	// The manifest names the sources by their count and digest; the list
 	// is data, beside the grant tables.
-	files, _ := b.Data["hcp_grants"].(map[string]any)["sources"].(map[string]any)
+	files, _ := b.Data["hcp_grants"].(map[string]any)["base"].(map[string]any)["sources"].(map[string]any)
 	acme, err := os.ReadFile("../testdata/grants/acme.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("%x", sha256.Sum256(acme))
 	if got := files["../testdata/grants/acme.json"]; got != want || len(files) != 8 {
-		t.Errorf("hcp_grants.sources: %d files, acme.json %v", len(files), got)
+		t.Errorf("hcp_grants.base.sources: %d files, acme.json %v", len(files), got)
 	}
 	list := map[string]string{}
 	for path, sum := range files {

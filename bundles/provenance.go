@@ -14,7 +14,7 @@ import (
 
 // A bundle's provenance is every source file that made it (each pack's
 // manifest.json and policy.json, each grant file) with its sha256. The
-// list is data, at data.hcp_grants.sources (SourcesKey), and the
+// list is data, at data.hcp_grants.base.sources (SourcesKey), and the
 // manifest names it by its digest and its count alone (Provenance): an
 // OPA server reads every bundle's manifest on each request (its decision
 // log names the revisions), and with --optimize-store-for-read-speed
@@ -22,9 +22,13 @@ import (
 // not grow with the packs. The list grows with them, out of that path;
 // a signature covers it with the data.
 const (
-	// SourcesKey is the member of the grant tables' root that holds the
-	// list: data.hcp_grants.sources, {path: sha256}.
+	// SourcesKey is the member of the base grant tables that holds the
+	// list: data.hcp_grants.base.sources, {path: sha256}.
 	SourcesKey = "sources"
+	// BaseKey is the member of the grant tables' root that holds the
+	// tables of the grants without a tenant and, unless the build is
+	// sharded, of every grant: data.hcp_grants.base.
+	BaseKey = "base"
 	// MetadataKey is the member of the manifest's metadata that names
 	// the bundle hcp-rego's: metadata.hcp, a Provenance.
 	MetadataKey = "hcp"
@@ -34,7 +38,7 @@ const (
 // few values whatever the number of packs.
 type Provenance struct {
 	Packs   int    // packs compiled
-	Sources int    // source files listed at data.hcp_grants.sources
+	Sources int    // source files listed at data.hcp_grants.base.sources
 	SHA256  string // SourcesDigest of that list
 }
 
@@ -65,10 +69,10 @@ func checkProvenance(name string, b *bundle.Bundle) error {
 	}
 	list, ok := sourcesOf(b.Data)
 	if !ok {
-		return provenanceError(name, "data.hcp_grants.sources is missing, or not an object of strings")
+		return provenanceError(name, "data.hcp_grants.base.sources is missing, or not an object of strings")
 	}
 	if got := SourcesDigest(list); want != got || !sameCount(meta["sources"], len(list)) {
-		return provenanceError(name, fmt.Sprintf("data.hcp_grants.sources lists %d files of sha256 %s", len(list), got))
+		return provenanceError(name, fmt.Sprintf("data.hcp_grants.base.sources lists %d files of sha256 %s", len(list), got))
 	}
 	return nil
 }
@@ -76,7 +80,8 @@ func checkProvenance(name string, b *bundle.Bundle) error {
 // sourcesOf is the list of sources in a bundle's data, and whether it is
 // an object of strings.
 func sourcesOf(data map[string]any) (map[string]string, bool) {
-	tables, _ := data[GrantsRoot].(map[string]any)
+	root, _ := data[GrantsRoot].(map[string]any)
+	tables, _ := root[BaseKey].(map[string]any)
 	raw, ok := tables[SourcesKey].(map[string]any)
 	if !ok {
 		return nil, false

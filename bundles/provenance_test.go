@@ -48,7 +48,7 @@ func TestManifestStaysSmall(t *testing.T) {
 		}
 		list := d.Grants.Sources
 		if want := 2*packs + 2; len(list) != want {
-			t.Errorf("%d packs: hcp_grants.sources lists %d files, want %d", packs, len(list), want)
+			t.Errorf("%d packs: hcp_grants.base.sources lists %d files, want %d", packs, len(list), want)
 		}
 	}
 	if size[1000] > size[10]+4 || size[1000] > 512 {
@@ -72,13 +72,13 @@ func TestProvenanceChecked(t *testing.T) {
 		{"as built", "/.manifest", func(map[string]any) {}, ""},
 		{"a file's sha256 changed", "/data.json", func(d map[string]any) {
 			sources(d)["../testdata/grants/acme.json"] = strings.Repeat("0", 64)
-		}, "data.hcp_grants.sources lists 8 files of sha256 "},
-		{"a file added", "/data.json", func(d map[string]any) { sources(d)["other.json"] = strings.Repeat("0", 64) }, "data.hcp_grants.sources lists 9 files of sha256 "},
-		{"the list gone", "/data.json", func(d map[string]any) { delete(d["hcp_grants"].(map[string]any), "sources") }, "data.hcp_grants.sources is missing, or not an object of strings"},
-		{"a sha256 not a string", "/data.json", func(d map[string]any) { sources(d)["other.json"] = 1 }, "data.hcp_grants.sources is missing, or not an object of strings"},
-		{"the digest changed", "/.manifest", func(d map[string]any) { hcpMeta(d)["sources_sha256"] = strings.Repeat("0", 64) }, "data.hcp_grants.sources lists 8 files of sha256 "},
-		{"the count changed", "/.manifest", func(d map[string]any) { hcpMeta(d)["sources"] = 9 }, "data.hcp_grants.sources lists 8 files of sha256 "},
-		{"the count a string", "/.manifest", func(d map[string]any) { hcpMeta(d)["sources"] = "8" }, "data.hcp_grants.sources lists 8 files of sha256 "},
+		}, "data.hcp_grants.base.sources lists 8 files of sha256 "},
+		{"a file added", "/data.json", func(d map[string]any) { sources(d)["other.json"] = strings.Repeat("0", 64) }, "data.hcp_grants.base.sources lists 9 files of sha256 "},
+		{"the list gone", "/data.json", func(d map[string]any) { delete(d["hcp_grants"].(map[string]any)["base"].(map[string]any), "sources") }, "data.hcp_grants.base.sources is missing, or not an object of strings"},
+		{"a sha256 not a string", "/data.json", func(d map[string]any) { sources(d)["other.json"] = 1 }, "data.hcp_grants.base.sources is missing, or not an object of strings"},
+		{"the digest changed", "/.manifest", func(d map[string]any) { hcpMeta(d)["sources_sha256"] = strings.Repeat("0", 64) }, "data.hcp_grants.base.sources lists 8 files of sha256 "},
+		{"the count changed", "/.manifest", func(d map[string]any) { hcpMeta(d)["sources"] = 9 }, "data.hcp_grants.base.sources lists 8 files of sha256 "},
+		{"the count a string", "/.manifest", func(d map[string]any) { hcpMeta(d)["sources"] = "8" }, "data.hcp_grants.base.sources lists 8 files of sha256 "},
 		{"built before the list moved", "/.manifest", func(d map[string]any) {
 			d["metadata"] = map[string]any{"hcp": map[string]any{"packs": []string{"ledger"}, "files": map[string]any{"x.json": strings.Repeat("0", 64)}}}
 		}, ""},
@@ -100,7 +100,7 @@ func TestProvenanceChecked(t *testing.T) {
 
 // sources is the list of sources in a bundle's data.
 func sources(data map[string]any) map[string]any {
-	return data["hcp_grants"].(map[string]any)["sources"].(map[string]any)
+	return data["hcp_grants"].(map[string]any)["base"].(map[string]any)["sources"].(map[string]any)
 }
 
 // hcpMeta is metadata.hcp of a bundle's manifest.

@@ -21,7 +21,7 @@ import (
 // the decision library, the bundle's only Rego, sorted by path; the
 // packs' rows as named data at hcp_packs; the grant tables as data at
 // hcp_grants, with the sha256 of each source file beside them
-// (hcp_grants.sources); and a manifest with the revision, the roots and,
+// (hcp_grants.base.sources); and a manifest with the revision, the roots and,
 // in metadata.hcp, the number of packs and of source files and a digest of
 // that list (bundles.Provenance). An empty revision means a digest of the
 // content, so the same inputs give the same revision. The modules are left
@@ -81,7 +81,6 @@ func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, encoded
 	go func() {
 		defer close(done)
 		tables = grantTables(m)
-		tables[bundles.SourcesKey] = sourcesData(m)
 		if revision == "" || wantJSON {
 			encoded.tables, tablesErr = json.Marshal(tables)
 		}
@@ -141,9 +140,9 @@ func provenance(m *Model) bundles.Provenance {
 
 // sourcesData is the list of sources as the bundle's data holds it,
 // values of JSON's kinds, as the evaluator's store takes them.
-func sourcesData(m *Model) map[string]any {
+func sourcesData(digests map[string]string) map[string]any {
 	data := map[string]any{}
-	for path, sum := range sourceDigests(m) {
+	for path, sum := range digests {
 		data[path] = sum
 	}
 	return data

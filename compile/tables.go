@@ -3,20 +3,32 @@ package compile
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
 )
 
 // grantTables builds data.hcp_grants, the lookup tables the decision
 // library reads (rego/library/grants.rego), so that a decision costs the
-// same for 1 grant or 1,000,000:
+// same for 1 grant or 1,000,000: base holds the tables of every grant,
+// the grant files in the order given (files), and the list of sources
+// (bundles.SourcesKey). A sharded build splits them (shardTables).
+func grantTables(m *Model) map[string]any {
+	base := tablesOf(m, m.grants, hasDefaults(m.grants))
+	base["files"] = grantFiles(m)
+	base[bundles.SourcesKey] = sourcesData(sourceDigests(m))
+	return map[string]any{bundles.BaseKey: base}
+}
+
+// tablesOf builds the tables of grants:
 //
 //	slots[pack][field][key][holder]  the position of the first grant of
 //	                                 holder that fills the slot
 //	roles[pack][subject]             true when the role has a grant in the pack
 //	applies[tenant][subject]         true when a principal: or role: grant
 //	                                 of that subject and tenant ("" for
-//	                                 none) exists; only when some default
-//	                                 grant does
-//	files[n]                         the grant files, in the order given
+//	                                 none) exists; only when defaults,
+//	                                 when some default grant of the build
+//	                                 makes it read
 //
 // A grant on one command or trigger that gives its row's capability fills
 // the slot of its field (verb_key or stimulus) and key; a pack-wide grant
@@ -31,20 +43,10 @@ import (
 // is one member of one object: a sidecar holds each object apart, and a
 // grant nested five objects deep (subject, pack, tenant, field, key) took
 // OPA some 2.2 KB, against about 0.3 KB here (docs/performance.md).
-func grantTables(m *Model) map[string]any {
-	files := make([]any, len(m.grantFiles))
-	for i, f := range m.grantFiles {
-		files[i] = f
-	}
+func tablesOf(m *Model, grants []*Grant, defaults bool) map[string]any {
 	slots, roles, applies := map[string]any{}, map[string]any{}, map[string]any{}
-	// applies is read only beside a default grant: without one, a
-	// million grants need not fill it.
-	defaults := slices.ContainsFunc(m.grants, func(g *Grant) bool {
-		_, _, named := splitSubject(g.Subject)
-		return !named
-	})
 	var fills [][2]string
-	for _, g := range m.grants {
+	for _, g := range grants {
 		holder := holderKey(g.Subject, g.Tenant)
 		fills = appendSlots(fills[:0], m, g)
 		for _, slot := range fills {
@@ -58,11 +60,29 @@ func grantTables(m *Model) map[string]any {
 			child(roles, g.PackID)[g.Subject] = true
 		}
 	}
-	tables := map[string]any{"slots": slots, "roles": roles, "files": files}
+	tables := map[string]any{"slots": slots, "roles": roles}
 	if defaults {
 		tables["applies"] = applies
 	}
 	return tables
+}
+
+// hasDefaults reports whether some grant is a default grant: only then is
+// applies read (a million named grants need not fill it).
+func hasDefaults(grants []*Grant) bool {
+	return slices.ContainsFunc(grants, func(g *Grant) bool {
+		_, _, named := splitSubject(g.Subject)
+		return !named
+	})
+}
+
+// grantFiles are the grant files in the order given, as data.
+func grantFiles(m *Model) []any {
+	files := make([]any, len(m.grantFiles))
+	for i, f := range m.grantFiles {
+		files[i] = f
+	}
+	return files
 }
 
 // holderKey is where a slot holds a grant of subject and tenant: the

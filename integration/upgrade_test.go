@@ -22,7 +22,7 @@ const modulesLayout = "../testdata/upgrade/modules-layout.tar.gz"
 // runtime bundle, from a bundle of the layout built before 2026-12 (pack
 // modules, nested grant tables and a manifest listing every source file:
 // modulesLayout) to one of today's (rows at hcp_packs, flat tables, the
-// sources listed at hcp_grants.sources), to one whose manifest lists the
+// sources listed at hcp_grants.base.sources), to one whose manifest lists the
 // sources, to one with the grant tables under hcp as they were before they
 // left it (data.hcp.grants), to today's again and back to the modules,
 // with no restart: each revision activates with no error, and on each the

@@ -32,7 +32,7 @@ func newBuildCommand(s streams) *cobra.Command {
 		Long: `Build lints and compiles the packs and grant files into a standard OPA
 bundle: the hcp.authz decision library (its only Rego), the packs' rows as
 data.hcp_packs, the grant tables as data.hcp_grants with the sha256 of each
-source file beside them (data.hcp_grants.sources), and a .manifest with the
+source file beside them (data.hcp_grants.base.sources), and a .manifest with the
 revision, the roots hcp/authz, hcp_packs and hcp_grants (hcp/ext is left
 to the runtime), rego_version 1 and metadata.hcp (the number of packs and
 of source files, and the sha256 of that list, which eval --bundle, pull and

@@ -32,7 +32,7 @@ func TestBundleReadersCheckProvenance(t *testing.T) {
 	sources, _ := data["hcp_grants"].(map[string]any)["sources"].(map[string]any)
 	grants := filepath.ToSlash(filepath.Join(dir, "grants.json"))
 	if _, ok := sources[grants]; !ok || len(sources) != 3 {
-		t.Fatalf("hcp_grants.sources %v: want the pack's two files and %s", sources, grants)
+		t.Fatalf("hcp_grants.base.sources %v: want the pack's two files and %s", sources, grants)
 	}
 	sources[grants] = strings.Repeat("0", 64)
 	changed, err := json.Marshal(data)
@@ -51,7 +51,7 @@ func TestBundleReadersCheckProvenance(t *testing.T) {
 	}
 	for _, run := range r.runs() {
 		o := runInProcess(t, len(tampered), run.args...)
-		want := run.name + ": bundle refused: .manifest's metadata.hcp names sources that its data does not hold (data.hcp_grants.sources lists 3 files of sha256 "
+		want := run.name + ": bundle refused: .manifest's metadata.hcp names sources that its data does not hold (data.hcp_grants.base.sources lists 3 files of sha256 "
 		if o.code != exitBadInput || o.stdout != "" || !strings.HasPrefix(o.stderr, want) {
 			t.Errorf("%s: exit %d, stdout %.200q, stderr %.300q; want exit 2 and %s...", run.args[0], o.code, o.stdout, o.stderr, want)
 		}

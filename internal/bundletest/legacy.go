@@ -14,15 +14,17 @@ import (
 // the manifest of the bundles built before the list of sources left it:
 // metadata.hcp naming every pack and every source file's sha256
 // ({"packs": [id...], "files": {path: sha256}}), and no list at
-// data.hcp_grants.sources; the rest as b has it. Tests and the rollout
+// data.hcp_grants.base.sources; the rest as b has it. Tests and the rollout
 // benchmark use it to roll a sidecar from that manifest to today's.
 func ListedManifest(b *bundle.Bundle) *bundle.Bundle {
 	out := *b
-	tables := maps.Clone(b.Data[bundles.GrantsRoot].(map[string]any))
+	root := maps.Clone(b.Data[bundles.GrantsRoot].(map[string]any))
+	tables := maps.Clone(root[bundles.BaseKey].(map[string]any))
 	files := tables[bundles.SourcesKey]
 	delete(tables, bundles.SourcesKey)
+	root[bundles.BaseKey] = tables
 	out.Data = maps.Clone(b.Data)
-	out.Data[bundles.GrantsRoot] = tables
+	out.Data[bundles.GrantsRoot] = root
 	rows, _ := b.Data[bundles.PacksRoot].(map[string]any)
 	packs := []any{}
 	for _, id := range slices.Sorted(maps.Keys(rows)) {

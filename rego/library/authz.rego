@@ -20,6 +20,8 @@ decision := _doc("invalid_input", {"reasons": _input_reasons}) if {
 	not _row
 } else := _doc("pack_unavailable", _row_fields) if {
 	input.pack_reachable == false
+} else := _doc("tenant_unavailable", _row_fields) if {
+	not _tenant_available
 } else := _doc("capability_required", _row_fields) if {
 	not _grant
 } else := _doc("land_denied", _granted_fields) if {
@@ -53,11 +55,19 @@ gpars_error := {
 }
 
 gpars_error := {
+	"code": -32002,
+	"message": "Authorization for this request is not available here.",
+	"data": {"gpars_code": "SERVER_UNAVAILABLE"},
+} if {
+	decision.code == "tenant_unavailable"
+}
+
+gpars_error := {
 	"code": -32001,
 	"message": sprintf("%s is not permitted for this agent.", [_gpars_subject]),
 	"data": {"gpars_code": "AUTHORIZATION_DENIED"},
 } if {
-	not decision.code in {"allowed", "confirm_required", "pack_unavailable"}
+	not decision.code in {"allowed", "confirm_required", "pack_unavailable", "tenant_unavailable"}
 }
 
 _gpars_subject := "The request" if decision.code == "invalid_input"
@@ -74,6 +84,7 @@ _errors := {
 	"invalid_input": "invalid input",
 	"unknown_command": "unknown command",
 	"pack_unavailable": "pack unavailable",
+	"tenant_unavailable": "tenant unavailable",
 	"capability_required": "capability required",
 	"land_denied": "land denied",
 	"runtime_denied": "denied by runtime policy",

@@ -1,16 +1,21 @@
 # Required capability (docs/decisions.md; grant files: docs/files.md)
 # data.hcp_grants holds lookup tables built at compile time (docs/rego.md
-# shows their layout). slots[pack][field][key] is a slot: for a grant on
-# one command or trigger, field verb_key or stimulus and its key; for a
-# pack-wide grant, field "capability" and each capability it gives. A slot
-# maps each holder to the position of its first grant there: the holder is
-# the grant's subject as the grant file writes it ("principal:alice",
-# "role:member", "default"), or, for a grant with a tenant, the JSON text
-# of [subject, tenant]. A position is the grant's file (in the order
-# given) and line in one number, so the first grant is the smallest
-# position found, and a decision never scans grants: it looks up two slots
-# and a few holders in each, whatever the number of grants.
+# shows their layout): base, the tables of the grants without a tenant and,
+# unless the build is sharded, of every grant; and, in a sharded build
+# (docs/fleet.md), shards[K], the tables of the tenants whose shard is K.
+# In each, slots[pack][field][key] is a slot: for a grant on one command or
+# trigger, field verb_key or stimulus and its key; for a pack-wide grant,
+# field "capability" and each capability it gives. A slot maps each holder
+# to the position of its first grant there: the holder is the grant's
+# subject as the grant file writes it ("principal:alice", "role:member",
+# "default"), or, for a grant with a tenant, the JSON text of [subject,
+# tenant]. A position is the grant's file (in the order given) and line in
+# one number, so the first grant is the smallest position found, and a
+# decision never scans grants: it looks up two slots and a few holders in
+# each, whatever the number of grants.
 package hcp.authz
+
+_base := data.hcp_grants.base
 
 # _grant is the position of the first grant that gives the capability: the
 # smallest position of the principal's holders in the call's slots, or,
@@ -20,16 +25,12 @@ _grant := min(positions) if {
 	positions := _named_positions
 	count(positions) > 0
 } else := min(positions) if {
-	positions := _positions_of(_holders_of(["default"]), _slots)
+	positions := _positions_of(["default"], _slots)
 	count(positions) > 0
 	not _named
 }
 
 _tenant := object.get(input.principal, "tenant", "")
-
-# _tenants are the tenants whose grants count for the principal: those
-# without a tenant ("") and its own.
-_tenants := {"", _tenant}
 
 # _slots are the field and key of the slots whose grants count for the
 # call: its kind and key, and its row's capability.
@@ -37,62 +38,57 @@ _slots := [[_call.field, _call.key], ["capability", _row.capability]]
 
 # _subjects are the subjects that name the principal in the pack, as grant
 # files write them: principal:ID, and role:NAME for each of its roles that
-# has a grant in the pack (data.hcp_grants.roles), so that a role with none
-# costs one lookup, whatever the call (a listing looks up many slots).
+# has a grant in the pack (the tables' roles), so that a role with none
+# costs a lookup, whatever the call (a listing looks up many slots).
 _subjects := array.concat([_principal_subject], [subject |
 	some role in input.principal.roles
 	subject := concat("", ["role:", role])
-	data.hcp_grants.roles[input.pack_id][subject]
+	_role_in_pack(subject)
 ])
 
 _principal_subject := concat("", ["principal:", input.principal.id])
 
-_named_positions := {position |
-	some [field, key] in _slots
-	slot := data.hcp_grants.slots[input.pack_id][field][key]
-	some holder in _named_holders
-	position := slot[holder]
-}
+_role_in_pack(subject) if _base.roles[input.pack_id][subject]
 
-_named_holders := array.concat(_subjects, [json.marshal([subject, _tenant]) |
-	_tenant != ""
-	some subject in _subjects
-])
+_role_in_pack(subject) if _tenant_tables.roles[input.pack_id][subject]
 
-# _holders_of are the holders of subjects whose grants count for the
-# principal: each subject, for its grants without a tenant, and [subject,
-# tenant] for those of the principal's tenant.
-_holders_of(subjects) := array.concat(subjects, [json.marshal([subject, _tenant]) |
-	_tenant != ""
-	some subject in subjects
-])
+_named_positions := _positions_of(_subjects, _slots)
 
-# _positions_of are the positions of holders in slots.
-_positions_of(holders, slots) := {position |
+# _positions_of are the positions, in slots, of the holders of subjects
+# whose grants count for the principal: each subject for its grants
+# without a tenant, in the base tables, and [subject, tenant] for those of
+# the principal's tenant, in its tenant's tables (_tenant_tables).
+_positions_of(subjects, slots) := {position |
+	some [tables, holders] in [[_base, subjects], [_tenant_tables, _tenant_holders(subjects)]]
 	some [field, key] in slots
-	slot := data.hcp_grants.slots[input.pack_id][field][key]
+	slot := tables.slots[input.pack_id][field][key]
 	some holder in holders
 	position := slot[holder]
 }
 
+_tenant_holders(subjects) := [json.marshal([subject, _tenant]) |
+	_tenant != ""
+	some subject in subjects
+]
+
 # _named holds when some principal: or role: grant applies to the principal,
-# in any pack; default grants then do not count. (The table is there only
-# when some default grant is.)
+# in any pack; default grants then do not count. (The tables have applies
+# only when some default grant is.)
 _named if {
-	some tenant in _tenants
-	data.hcp_grants.applies[tenant][_principal_subject]
+	some [tables, tenant] in [[_base, ""], [_tenant_tables, _tenant]]
+	tables.applies[tenant][_principal_subject]
 }
 
 _named if {
 	some role in input.principal.roles
-	some tenant in _tenants
-	data.hcp_grants.applies[tenant][concat("", ["role:", role])]
+	some [tables, tenant] in [[_base, ""], [_tenant_tables, _tenant]]
+	tables.applies[tenant][concat("", ["role:", role])]
 }
 
 # _grant_source is the first grant's "file:line", from its position.
 _grant_source := _position_text(_grant)
 
 # _position_text is a grant's "file:line" from its position, which holds
-# the grant's file (its place in data.hcp_grants.files) times 2^32 plus its
-# line, so that the first grant is the smallest position.
-_position_text(position) := sprintf("%s:%d", [data.hcp_grants.files[bits.rsh(position, 32)], bits.and(position, 4294967295)])
+# the grant's file (its place in the base tables' files) times 2^32 plus
+# its line, so that the first grant is the smallest position.
+_position_text(position) := sprintf("%s:%d", [_base.files[bits.rsh(position, 32)], bits.and(position, 4294967295)])

@@ -93,6 +93,8 @@ _entry(slot, row) := {
 # the decision would carry.
 _listing_step(slot, row) := {"code": "pack_unavailable", "source": {"row": row.source}, "reasons": []} if {
 	input.pack_reachable == false
+} else := {"code": "tenant_unavailable", "source": {"row": row.source}, "reasons": []} if {
+	not _tenant_available
 } else := {"code": "capability_required", "source": {"row": row.source}, "reasons": []} if {
 	count(_listing_positions(slot, row.capability)) == 0
 } else := _granted_step(slot, row, {"row": row.source, "grant": _position_text(min(_listing_positions(slot, row.capability)))})
@@ -155,11 +157,11 @@ _listing_gate_reasons(gate, _) := [] if gate != false
 # looked up once a listing, each key's once, for the principal and the
 # roles that have a grant in the pack (_subjects).
 _listing_positions(slot, capability) := named if {
-	named := _positions_of(_named_holders, [slot]) | _named_capability(capability)
+	named := _positions_of(_subjects, [slot]) | _named_capability(capability)
 	count(named) > 0
 } else := defaults if {
 	not _named
-	defaults := _positions_of(_holders_of(["default"]), [slot, ["capability", capability]])
+	defaults := _positions_of(["default"], [slot, ["capability", capability]])
 } else := set()
 
-_named_capability(capability) := _positions_of(_named_holders, [["capability", capability]])
+_named_capability(capability) := _positions_of(_subjects, [["capability", capability]])

@@ -234,7 +234,7 @@ func rolloutNotes(t *tools, sums []rolloutSummary) []string {
 	case layoutUpgrade:
 		notes = append(notes, "Layout upgrade: r1 as built before the grant tables left hcp (data.hcp.grants), r2 as now (data.hcp_grants): the replacement is the one-time upgrade, and under load the sidecar goes back to the old layout. The 3,000-pack set is left out.")
 	case layoutListed:
-		notes = append(notes, "Layout listed: r1 as built before the list of sources left the manifest (metadata.hcp naming every pack and file, bundletest.ListedManifest), r2 as now (the list at data.hcp_grants.sources): the replacement is the one-time upgrade, and under load the sidecar goes back to the old layout. The 3,000-pack set is left out.")
+		notes = append(notes, "Layout listed: r1 as built before the list of sources left the manifest (metadata.hcp naming every pack and file, bundletest.ListedManifest), r2 as now (the list at data.hcp_grants.base.sources): the replacement is the one-time upgrade, and under load the sidecar goes back to the old layout. The 3,000-pack set is left out.")
 	}
 	return notes
 }
