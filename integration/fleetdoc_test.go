@@ -37,7 +37,7 @@ func TestFleetDocConfig(t *testing.T) {
 
 	hcpRego(t, t.TempDir(), "push", bundle, ref, "--plain-http").must(t, "push")
 	s := startOPA(t, "--config-file", config, "--set-file", "keys.hcp.key="+keys+"rsa.pub")
-	res, report := status(t, []*server{s}, "--want-revision", "fleet-doc-1", "--wait", "40s")
+	res, report := statusFromPlugin(t, []*server{s}, "fleet-doc-1")
 	if res.code != 0 || report.Sidecars[0].Source != "status" {
 		t.Fatalf("status --want-revision fleet-doc-1 --wait 40s: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}

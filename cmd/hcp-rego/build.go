@@ -16,12 +16,10 @@ import (
 )
 
 type buildOptions struct {
-	packs    []string
-	grants   []string
+	packFlags
 	output   string
 	revision string
 	signing  bundles.Signing
-	sources  sourceLimit
 }
 
 func newBuildCommand(s streams) *cobra.Command {
@@ -58,14 +56,13 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 			return runBuild(s, o)
 		},
 	}
-	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
+	addPackFlags(cmd.Flags(), &o.packFlags)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the bundle file to write (required)")
 	cmd.Flags().StringVar(&o.revision, "revision", "", "the bundle's revision (default: a digest of its content)")
 	cmd.Flags().StringVar(&o.signing.KeyFile, "signing-key", "", "sign with this PEM private key (or HS256 secret file)")
 	emptyHint(cmd, "signing-key", "the bundle would go unsigned")
 	cmd.Flags().StringVar(&o.signing.Algorithm, "signing-alg", "", "the signing algorithm: "+strings.Join(bundles.Algorithms, "|")+" (default RS256)")
 	cmd.Flags().StringVar(&o.signing.KeyID, "signing-key-id", "", `the key id the signature names (default "default")`)
-	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }

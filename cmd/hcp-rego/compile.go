@@ -11,11 +11,9 @@ import (
 )
 
 type compileOptions struct {
-	packs    []string
-	grants   []string
+	packFlags
 	output   string
 	revision string
-	sources  sourceLimit
 }
 
 func newCompileCommand(s streams) *cobra.Command {
@@ -42,16 +40,15 @@ not be an input, lie inside a pack folder read, nor hold an input.`,
 			return runCompile(s, o)
 		},
 	}
-	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
+	addPackFlags(cmd.Flags(), &o.packFlags)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the folder to write (required)")
 	cmd.Flags().StringVar(&o.revision, "revision", "", "the bundle's revision (default: a digest of its content)")
-	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
 
 func runCompile(s streams, o compileOptions) error {
-	m, err := o.sources.limits().Checked(o.packs, o.grants)
+	m, err := o.checked()
 	if err != nil {
 		return badInput(err)
 	}

@@ -1,33 +1,23 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
-	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
 
-	"github.com/hcp-rego/hcp-rego/bundles"
-	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/explain"
-	"github.com/hcp-rego/hcp-rego/internal/printable"
+	"github.com/hcp-rego/hcp-rego/internal/policy"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 type evalOptions struct {
-	packs      []string
-	grants     []string
-	bundle     string
-	verify     bundles.Verification
-	limit      bundleLimit
-	sources    sourceLimit
+	policy     policyFlags
 	input      string
 	format     string
 	failOnDeny bool
@@ -62,16 +52,12 @@ is bad input (exit 2).`,
   echo '{"principal":{"id":"bob","roles":["member"]},"pack_id":"ledger","verb_key":"balance","owner":"bob"}' |
     hcp-rego eval testdata/packs --grants testdata/grants/acme.json --input - --format pretty`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.packs = args
+			o.policy.packs = args
 			return runEval(cmd.Context(), s, o)
 		},
 	}
+	addPolicyFlags(cmd, &o.policy, "evaluate this bundle (.tar.gz or folder) instead of packs")
 	f := cmd.Flags()
-	f.StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
-	f.StringVar(&o.bundle, "bundle", "", "evaluate this bundle (.tar.gz or folder) instead of packs")
-	addVerificationFlags(cmd, &o.verify)
-	addBundleLimitFlag(f, &o.limit)
-	addSourceLimitFlag(f, &o.sources)
 	f.StringVar(&o.input, "input", "", "the decision input, a JSON file or - for stdin (required)")
 	f.StringVar(&o.format, "format", "json", "output format: json or pretty")
 	f.BoolVar(&o.failOnDeny, "fail-on-deny", false, "exit 1 when the call is not allowed")
@@ -88,19 +74,19 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	if err := o.check(); err != nil {
 		return badInput(err)
 	}
-	in, err := o.read(s.in)
+	in, err := o.read(ctx, s.in)
 	if err != nil {
 		return err
 	}
-	input, m, b, ext := in.input, in.model, in.bundle, in.ext
-	noteUnverified(s.err, o.bundle, o.verify.KeyFile != "", o.limit.limits)
-	opts := ext
+	input, m := in.input, in.policy.Model
+	noteUnverified(s.err, in.policy)
+	var opts []hcprego.Option
 	if o.explain {
-		opts = append(slices.Clip(ext), hcprego.WithRuntimeGate())
+		opts = append(opts, hcprego.WithRuntimeGate())
 	}
-	ev, err := evaluator(ctx, b, o.bundle, opts, len(ext) > 0)
+	ev, err := in.policy.Evaluator(ctx, opts...)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 	res, err := ev.Decide(ctx, input.value)
 	if err != nil {
@@ -127,87 +113,33 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 // evalRead is what eval and permissions read before they judge anything.
 type evalRead struct {
 	input  decisionInput
-	model  *compile.Model // nil for --bundle
-	bundle *bundle.Bundle
-	ext    []hcprego.Option
+	policy *policy.Policy
 }
 
-// read reads the input, the packs (or bundle) and the runtime rules, every
-// one before any is judged, so that every bad file is reported at once
-// (exit 2).
-func (o evalOptions) read(stdin io.Reader) (*evalRead, error) {
+// read reads the input, the policy and the runtime's rules, every one
+// before any is judged, so that every bad file is reported at once (exit
+// 2).
+func (o evalOptions) read(ctx context.Context, stdin io.Reader) (*evalRead, error) {
 	var errs problem.Errors
 	r := &evalRead{}
 	var err error
 	r.input, err = readInput(stdin, o.input)
 	errs.Merge(o.input, err)
-	r.model, r.bundle, err = o.load()
+	r.policy, err = policy.Read(ctx, o.policy.source(o.ext))
 	errs.Merge("", err)
-	r.ext, err = hcprego.ReadExt(o.ext, nil)
-	errs.Merge("", err)
-	errs.Merge("", apartFromExt(o.bundle, r.bundle, o.ext))
 	if len(errs) > 0 {
 		return nil, badInput(errs.Err())
 	}
 	return r, nil
 }
 
-// check refuses flags that name no policy, or two, or verify nothing.
+// check refuses flags that name two policies, or say how to read a bundle
+// that is not read.
 func (o evalOptions) check() error {
-	switch {
-	case o.bundle != "" && (len(o.packs) > 0 || len(o.grants) > 0):
+	if o.policy.mixed() {
 		return errors.New("give either --bundle or PACK_DIR... and --grants, not both")
-	case checkVerification(o.verify) != nil:
-		return checkVerification(o.verify)
-	case o.bundle == "" && o.verify.KeyFile != "":
-		return errors.New("--verification-key needs --bundle")
-	case o.bundle == "" && o.limit.set:
-		return errors.New("--max-bundle-bytes needs --bundle")
 	}
-	return nil
-}
-
-// apartFromExt refuses a bundle read from bundlePath whose roots overlap
-// bundles.ExtRoot when --ext loads the runtime's rules there beside it:
-// a sidecar would not load the runtime's bundle beside it (SPEC §4.3). A
-// bundle that was not read (b nil) or was compiled (bundlePath "") is
-// let through.
-func apartFromExt(bundlePath string, b *bundle.Bundle, ext []string) error {
-	if bundlePath == "" || b == nil || b.Manifest.Roots == nil || len(ext) == 0 {
-		return nil
-	}
-	return bundles.CheckApart(
-		bundles.BundleRoots{Name: bundlePath, Roots: *b.Manifest.Roots},
-		bundles.BundleRoots{Name: "--ext", Roots: []string{bundles.ExtRoot}})
-}
-
-// evaluator prepares the evaluator for b (read from bundlePath, or
-// compiled when it is "") with the runtime's rules ext; a module that does
-// not type-check is bad input, named inside the bundle.
-func evaluator(ctx context.Context, b *bundle.Bundle, bundlePath string, opts []hcprego.Option, withExt bool) (*hcprego.Evaluator, error) {
-	ev, err := hcprego.New(ctx, b, opts...)
-	if err != nil {
-		return nil, badInput(hcprego.InBundle(err, b, cmp.Or(printable.LineStart(bundlePath), "the compiled bundle"), withExt))
-	}
-	return ev, nil
-}
-
-// load returns the model (nil for --bundle) and the bundle to evaluate.
-func (o evalOptions) load() (*compile.Model, *bundle.Bundle, error) {
-	if o.bundle != "" {
-		var v *bundles.Verification
-		if o.verify.KeyFile != "" {
-			v = &o.verify
-		}
-		b, err := bundles.ReadDecisionBundle(o.bundle, v, o.limit.limits)
-		return nil, b, o.limit.hint(err)
-	}
-	m, err := o.sources.limits().Checked(o.packs, o.grants)
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := compile.Compile(m, "")
-	return m, b, err
+	return o.policy.checkBundleFlags()
 }
 
 // decisionInput is the parsed input: its value, and its tree for

@@ -15,14 +15,12 @@ import (
 )
 
 type exportOptions struct {
-	packs   []string
-	grants  []string
+	packFlags
 	harness string
 	subject string
 	server  string
 	output  string
 	tenant  string
-	sources sourceLimit
 }
 
 func newExportCommand(s streams) *cobra.Command {
@@ -64,13 +62,12 @@ written. FILE must not be an input, nor lie inside a pack folder read.`,
 			return runExport(cmd.Context(), s, o)
 		},
 	}
-	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
+	addPackFlags(cmd.Flags(), &o.packFlags)
 	cmd.Flags().StringVar(&o.harness, "harness", "", "claude-code, codex, opencode, gemini or cursor (required)")
 	cmd.Flags().StringVar(&o.subject, "subject", "", "the subject: principal:ID, role:NAME or default (required)")
 	cmd.Flags().StringVar(&o.server, "server", export.DefaultServer, "the MCP server name")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the file to write (default stdout)")
 	cmd.Flags().StringVar(&o.tenant, "tenant", "", "the principal's tenant (default none)")
-	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	emptyHint(cmd, "tenant", "leave it out for a principal with no tenant")
 	_ = cmd.MarkFlagRequired("harness")
 	_ = cmd.MarkFlagRequired("subject")
@@ -86,7 +83,7 @@ func runExport(ctx context.Context, s streams, o exportOptions) error {
 	if err := export.CheckServer(o.server); err != nil {
 		return badInput(fmt.Errorf("--server: %w", err))
 	}
-	m, err := o.sources.limits().Checked(o.packs, o.grants)
+	m, err := o.checked()
 	if err != nil {
 		return badInput(err)
 	}

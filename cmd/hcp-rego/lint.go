@@ -7,9 +7,7 @@ import (
 )
 
 type lintOptions struct {
-	packs   []string
-	grants  []string
-	sources sourceLimit
+	packFlags
 }
 
 func newLintCommand(s streams) *cobra.Command {
@@ -28,8 +26,7 @@ file:line:col: message. A PACK_DIR is a pack folder or a folder of packs
 			return runLint(s, o)
 		},
 	}
-	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
-	addSourceLimitFlag(cmd.Flags(), &o.sources)
+	addPackFlags(cmd.Flags(), &o.packFlags)
 	return cmd
 }
 

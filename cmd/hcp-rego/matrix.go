@@ -20,15 +20,13 @@ import (
 )
 
 type matrixOptions struct {
-	packs     []string
-	grants    []string
+	packFlags
 	subjects  []string
 	mode      string
 	tenant    string
 	format    string
 	formatSet bool
 	diff      bool
-	sources   sourceLimit
 }
 
 func newMatrixCommand(s streams) *cobra.Command {
@@ -67,14 +65,13 @@ away. It exits 0 whether or not anything changed.`,
 			return runMatrix(cmd.Context(), s, o)
 		},
 	}
-	cmd.Flags().StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
+	addPackFlags(cmd.Flags(), &o.packFlags)
 	cmd.Flags().StringVar(&o.mode, "mode", matrix.ModeAsk, "access.mode of every call: ask or run")
 	cmd.Flags().StringVar(&o.tenant, "tenant", "", "the principals' tenant (default none)")
 	emptyHint(cmd, "tenant", "leave it out for a principal with no tenant")
 	cmd.Flags().StringArrayVar(&o.subjects, "subject", nil, "a subject to show: principal:ID, role:NAME or default (repeatable; default all)")
 	cmd.Flags().StringVar(&o.format, "format", "table", "output format: table, markdown or json")
 	cmd.Flags().BoolVar(&o.diff, "diff", false, "compare two folders, OLD_DIR NEW_DIR, and print the changed cells as Markdown")
-	addSourceLimitFlag(cmd.Flags(), &o.sources)
 	return cmd
 }
 
@@ -97,7 +94,7 @@ func runMatrix(ctx context.Context, s streams, o matrixOptions) error {
 	if !slices.Contains([]string{"table", "markdown", "json"}, o.format) {
 		return badInput(fmt.Errorf("--format %q: want table, markdown or json", o.format))
 	}
-	m, err := o.sources.limits().Checked(o.packs, o.grants)
+	m, err := o.checked()
 	if err != nil {
 		return badInput(err)
 	}

@@ -47,16 +47,12 @@ invalid_input or unknown_pack one too; a bad file exits 2.`,
     --input testdata/inputs/listing.json`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.packs = args
+			o.policy.packs = args
 			return runPermissions(cmd.Context(), s, o)
 		},
 	}
+	addPolicyFlags(cmd, &o.policy, "list with this bundle (.tar.gz or folder) instead of packs")
 	f := cmd.Flags()
-	f.StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
-	f.StringVar(&o.bundle, "bundle", "", "list with this bundle (.tar.gz or folder) instead of packs")
-	addVerificationFlags(cmd, &o.verify)
-	addBundleLimitFlag(f, &o.limit)
-	addSourceLimitFlag(f, &o.sources)
 	f.StringVar(&o.input, "input", "", "the listing input, a JSON file or - for stdin (required)")
 	f.StringVar(&o.format, "format", "json", "output format: json or table")
 	f.StringArrayVar(&o.ext, "ext", nil, "load a runtime's hcp.ext rules: a .rego file or a folder of them (repeatable)")
@@ -71,14 +67,14 @@ func runPermissions(ctx context.Context, s streams, o permissionsOptions) error 
 	if err := o.check(); err != nil {
 		return badInput(err)
 	}
-	in, err := o.read(s.in)
+	in, err := o.read(ctx, s.in)
 	if err != nil {
 		return err
 	}
-	noteUnverified(s.err, o.bundle, o.verify.KeyFile != "", o.limit.limits)
-	ev, err := evaluator(ctx, in.bundle, o.bundle, in.ext, len(in.ext) > 0)
+	noteUnverified(s.err, in.policy)
+	ev, err := in.policy.Evaluator(ctx)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 	p, err := ev.Permissions(ctx, in.input.value)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
@@ -14,12 +13,10 @@ import (
 )
 
 type pullOptions struct {
-	ref       string
-	output    string
-	plainHTTP bool
-	verify    bundles.Verification
-	limit     bundleLimit
-	timeout   time.Duration
+	ref     string
+	output  string
+	bundle  bundleFlags
+	timeout time.Duration
 }
 
 func newPullCommand(s streams) *cobra.Command {
@@ -45,54 +42,39 @@ Credentials come from the Docker config, as for push.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "the bundle file to write (required)")
-	f.BoolVar(&o.plainHTTP, "plain-http", false, "talk HTTP, not HTTPS, to the registry")
-	addVerificationFlags(cmd, &o.verify)
-	addBundleLimitFlag(f, &o.limit)
+	addRegistryFlag(f, &o.bundle, "talk HTTP, not HTTPS, to the registry")
+	addBundleFlags(cmd, &o.bundle)
 	addTimeoutFlag(f, &o.timeout)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
 
 func runPull(ctx context.Context, s streams, o pullOptions) error {
-	if err := checkVerification(o.verify); err != nil {
+	if err := checkVerification(o.bundle.verify); err != nil {
 		return badInput(err)
 	}
 	ref, err := oci.ParseReference(o.ref)
 	if err != nil {
 		return badInput(err)
 	}
-	if err := bundles.CheckOutput(o.output, []string{o.verify.KeyFile}); err != nil {
+	if err := bundles.CheckOutput(o.output, []string{o.bundle.verify.KeyFile}); err != nil {
 		return badInput(err)
 	}
-	var v *bundles.Verification
-	if o.verify.KeyFile != "" {
-		v = &o.verify
-	}
+	r := o.bundle.reader()
 	ctx, cancel, err := withTransferTimeout(ctx, o.timeout)
 	if err != nil {
 		return badInput(err)
 	}
 	defer cancel()
-	b, data, err := pullBundle(ctx, ref, o.plainHTTP, v, o.limit)
+	b, data, err := r.Pull(ctx, ref)
 	if err != nil {
 		return badInput(timedOut(ctx, o.timeout, err))
 	}
 	if err := bundles.WriteFileAtomic(o.output, data); err != nil {
 		return badInput(err)
 	}
-	_, err = fmt.Fprintf(s.out, "wrote %s: revision %s%s\n", printable.Quote(o.output), printable.Quote(b.Manifest.Revision), verifiedNote(v))
+	_, err = fmt.Fprintf(s.out, "wrote %s: revision %s%s\n", printable.Quote(o.output), printable.Quote(b.Manifest.Revision), verifiedNote(r.Verify))
 	return err
-}
-
-// pullBundle fetches the bundle at ref and reads it as eval --bundle reads
-// a file, verifying it with v when given: the bundle, and its bytes.
-func pullBundle(ctx context.Context, ref oci.Reference, plainHTTP bool, v *bundles.Verification, limit bundleLimit) (*bundle.Bundle, []byte, error) {
-	data, err := oci.Remote{PlainHTTP: plainHTTP}.Pull(ctx, ref, 2*limit.limits.TotalBytes)
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := bundles.ReadDecisionTarball(ref.String(), data, v, limit.limits)
-	return b, data, limit.hint(err)
 }
 
 // verifiedNote says whether the bundle written was verified.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/internal/oci"
 )
 
@@ -15,7 +14,7 @@ type pushOptions struct {
 	file      string
 	ref       string
 	plainHTTP bool
-	limit     bundleLimit
+	bundle    bundleFlags // --max-bundle-bytes alone
 	timeout   time.Duration
 }
 
@@ -48,7 +47,7 @@ a registry without TLS.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.plainHTTP, "plain-http", false, "talk HTTP, not HTTPS, to the registry")
-	addBundleLimitFlag(cmd.Flags(), &o.limit)
+	addBundleLimitFlag(cmd.Flags(), &o.bundle.limit)
 	addTimeoutFlag(cmd.Flags(), &o.timeout)
 	return cmd
 }
@@ -58,13 +57,9 @@ func runPush(ctx context.Context, s streams, o pushOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	data, err := bundles.ReadTarballFile(o.file, o.limit.limits)
+	b, data, err := o.bundle.reader().ReadFile(o.file)
 	if err != nil {
-		return badInput(o.limit.hint(err))
-	}
-	b, err := bundles.ReadDecisionTarball(o.file, data, nil, o.limit.limits)
-	if err != nil {
-		return badInput(o.limit.hint(err))
+		return badInput(err)
 	}
 	ctx, cancel, err := withTransferTimeout(ctx, o.timeout)
 	if err != nil {

@@ -9,28 +9,20 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
 
-	"github.com/hcp-rego/hcp-rego/bundles"
-	"github.com/hcp-rego/hcp-rego/compile"
-	"github.com/hcp-rego/hcp-rego/internal/oci"
+	"github.com/hcp-rego/hcp-rego/internal/policy"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 	"github.com/hcp-rego/hcp-rego/internal/replay"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
 type replayOptions struct {
-	args      []string // PACK_DIR... and LOG...: folders are packs, the rest logs
-	grants    []string
-	bundle    string
-	plainHTTP bool
-	verify    bundles.Verification
-	limit     bundleLimit
-	sources   sourceLimit
-	ext       []string
-	format    string
-	failOn    string
+	args   []string // PACK_DIR... and LOG...: folders are packs, the rest logs
+	policy policyFlags
+	ext    []string
+	format string
+	failOn string
 }
 
 func newReplayCommand(s streams) *cobra.Command {
@@ -66,13 +58,9 @@ any is not unchanged. On a terminal, stderr shows the progress.`,
 			return runReplay(cmd.Context(), s, o)
 		},
 	}
+	addPolicyFlags(cmd, &o.policy, "the candidate bundle instead of packs: a .tar.gz or folder, or an OCI REF (pulled as pull does) when no such file is there")
 	f := cmd.Flags()
-	f.StringArrayVar(&o.grants, "grants", nil, "a grant file (repeatable; grants add up)")
-	f.StringVar(&o.bundle, "bundle", "", "the candidate bundle instead of packs: a .tar.gz or folder, or an OCI REF (pulled as pull does) when no such file is there")
-	f.BoolVar(&o.plainHTTP, "plain-http", false, "with --bundle REF: talk HTTP, not HTTPS, to the registry")
-	addVerificationFlags(cmd, &o.verify)
-	addBundleLimitFlag(f, &o.limit)
-	addSourceLimitFlag(f, &o.sources)
+	addRegistryFlag(f, &o.policy.bundleFlags, "with --bundle REF: talk HTTP, not HTTPS, to the registry")
 	f.StringArrayVar(&o.ext, "ext", nil, "load a runtime's hcp.ext rules: a .rego file or a folder of them (repeatable)")
 	f.StringVar(&o.format, "format", "pretty", "output format: pretty, markdown or json")
 	f.StringVar(&o.failOn, "fail-on", "", "exit 1 when a decision widened (widen) or when any changed (change)")
@@ -80,7 +68,7 @@ any is not unchanged. On a terminal, stderr shows the progress.`,
 }
 
 func runReplay(ctx context.Context, s streams, o replayOptions) error {
-	packs, logs, err := o.split()
+	logs, err := o.split()
 	if err != nil {
 		return badInput(err)
 	}
@@ -90,17 +78,14 @@ func runReplay(ctx context.Context, s streams, o replayOptions) error {
 	sources, closeAll, err := openLogs(s.in, logs)
 	defer closeAll()
 	errs.Merge("", err)
-	b, err := o.candidate(ctx, packs)
+	candidate, err := policy.Read(ctx, o.policy.source(o.ext))
 	errs.Merge("", err)
-	ext, err := hcprego.ReadExt(o.ext, nil)
-	errs.Merge("", err)
-	errs.Merge("", apartFromExt(o.bundle, b, o.ext))
 	if len(errs) > 0 {
 		return badInput(errs.Err())
 	}
-	ev, err := evaluator(ctx, b, o.bundle, ext, len(ext) > 0)
+	ev, err := candidate.Evaluator(ctx)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 	defer boundMemory()()
 	opts := replay.Options{}
@@ -159,27 +144,22 @@ func decideWith(ev *hcprego.Evaluator) replay.Decide {
 	}
 }
 
-// split checks the options and sorts the arguments into pack folders and
-// logs.
-func (o replayOptions) split() (packs, logs []string, err error) {
+// split checks the options and sorts the arguments: the folders are the
+// candidate's packs, the rest are logs.
+func (o *replayOptions) split() (logs []string, err error) {
 	switch {
 	case o.format != "pretty" && o.format != "markdown" && o.format != "json":
-		return nil, nil, fmt.Errorf("--format %q: want pretty, markdown or json", o.format)
+		return nil, fmt.Errorf("--format %q: want pretty, markdown or json", o.format)
 	case o.failOn != "" && o.failOn != "widen" && o.failOn != "change":
-		return nil, nil, fmt.Errorf("--fail-on %q: want widen or change", o.failOn)
-	case checkVerification(o.verify) != nil:
-		return nil, nil, checkVerification(o.verify)
-	case o.bundle == "" && o.plainHTTP:
-		return nil, nil, errors.New("--plain-http needs --bundle REF")
-	case o.bundle == "" && o.verify.KeyFile != "":
-		return nil, nil, errors.New("--verification-key needs --bundle")
-	case o.bundle == "" && o.limit.set:
-		return nil, nil, errors.New("--max-bundle-bytes needs --bundle")
+		return nil, fmt.Errorf("--fail-on %q: want widen or change", o.failOn)
+	}
+	if err := o.policy.checkBundleFlags(); err != nil {
+		return nil, err
 	}
 	stdin := 0
 	for _, a := range o.args {
 		if info, err := os.Stat(a); err == nil && info.IsDir() {
-			packs = append(packs, a)
+			o.policy.packs = append(o.policy.packs, a)
 			continue
 		}
 		if a == "-" {
@@ -188,42 +168,17 @@ func (o replayOptions) split() (packs, logs []string, err error) {
 		logs = append(logs, a)
 	}
 	switch {
-	case o.bundle != "" && (len(packs) > 0 || len(o.grants) > 0):
-		return nil, nil, errors.New("give either --bundle or PACK_DIR... and --grants, not both (a LOG is a file, not a folder)")
-	case o.bundle == "" && len(packs) == 0:
+	case o.policy.mixed():
+		return nil, errors.New("give either --bundle or PACK_DIR... and --grants, not both (a LOG is a file, not a folder)")
+	case len(o.policy.bundles) == 0 && len(o.policy.packs) == 0:
 		//lint:ignore ST1005 the message ends with the command's own syntax
-		return nil, nil, errors.New("no candidate policy: give --bundle FILE or PACK_DIR... --grants FILE...")
+		return nil, errors.New("no candidate policy: give --bundle FILE or PACK_DIR... --grants FILE...")
 	case len(logs) == 0:
-		return nil, nil, errors.New("no LOG: give decision log files, or - for stdin")
+		return nil, errors.New("no LOG: give decision log files, or - for stdin")
 	case stdin > 1:
-		return nil, nil, errors.New("- (stdin) given more than once")
+		return nil, errors.New("- (stdin) given more than once")
 	}
-	return packs, logs, nil
-}
-
-// candidate reads the candidate bundle: a file or folder, or, when no
-// such path is there and --bundle is an OCI reference, the bundle pulled
-// from the registry as pull pulls it; or it compiles the packs.
-func (o replayOptions) candidate(ctx context.Context, packs []string) (*bundle.Bundle, error) {
-	var v *bundles.Verification
-	if o.verify.KeyFile != "" {
-		v = &o.verify
-	}
-	if o.bundle != "" {
-		if _, err := os.Lstat(o.bundle); err != nil {
-			if ref, refErr := oci.ParseReference(o.bundle); refErr == nil {
-				b, _, err := pullBundle(ctx, ref, o.plainHTTP, v, o.limit)
-				return b, err
-			}
-		}
-		b, err := bundles.ReadDecisionBundle(o.bundle, v, o.limit.limits)
-		return b, o.limit.hint(err)
-	}
-	m, err := o.sources.limits().Checked(packs, o.grants)
-	if err != nil {
-		return nil, err
-	}
-	return compile.Compile(m, "")
+	return logs, nil
 }
 
 // openLogs opens every log before any is read, so that a missing one
