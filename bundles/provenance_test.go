@@ -40,13 +40,15 @@ func TestManifestStaysSmall(t *testing.T) {
 		size[packs] = len(manifest)
 		var d struct {
 			Grants struct {
-				Sources map[string]string `json:"sources"`
+				Base struct {
+					Sources map[string]string `json:"sources"`
+				} `json:"base"`
 			} `json:"hcp_grants"`
 		}
 		if err := json.Unmarshal(tables, &d); err != nil {
 			t.Fatal(err)
 		}
-		list := d.Grants.Sources
+		list := d.Grants.Base.Sources
 		if want := 2*packs + 2; len(list) != want {
 			t.Errorf("%d packs: hcp_grants.base.sources lists %d files, want %d", packs, len(list), want)
 		}

@@ -195,10 +195,11 @@ const wrongKeyHint = "the signature does not verify with this key: check that it
 
 // ReadDecisionBundle reads, as Read does, a bundle to decide with: one
 // that holds the hcp.authz decision library, under a manifest whose roots
-// are Roots, no more and no fewer (a sidecar would refuse the runtime's
+// are Roots (or a sharded build's PolicyRoots), no more and no fewer (a sidecar would refuse the runtime's
 // bundle beside wider ones), and whose list of sources is the one its
-// manifest names, when it names one (checkProvenance). Anything else is
-// refused, naming path.
+// manifest names, when it names one (checkProvenance); or a sharded
+// build's shard, as checkShard checks it. Anything else is refused,
+// naming path.
 func ReadDecisionBundle(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {
 	return decisionBundle(path)(Read(path, v, lim))
 }
@@ -215,6 +216,13 @@ func decisionBundle(name string) func(*bundle.Bundle, error) (*bundle.Bundle, er
 	return func(b *bundle.Bundle, err error) (*bundle.Bundle, error) {
 		if err != nil {
 			return nil, err
+		}
+		if len(b.Modules) == 0 && isShardRoots(b) {
+			// A shard of a sharded build: data alone (docs/fleet.md).
+			if err := checkShard(name, b); err != nil {
+				return nil, err
+			}
+			return b, nil
 		}
 		if !hasLibrary(b) {
 			return nil, fmt.Errorf("%s: not a bundle hcp-rego built: no hcp.authz decision library", printable.LineStart(name))

@@ -43,6 +43,26 @@ func Roots() []string {
 	return []string{LibraryRoot, PacksRoot, GrantsRoot}
 }
 
+// PolicyRoots returns the roots of a sharded build's policy bundle
+// (docs/fleet.md): Roots, with the grant tables' root narrowed to the
+// tables of the grants without a tenant, so that the shards' roots
+// (ShardRoot) sit beside it.
+func PolicyRoots() []string {
+	return []string{LibraryRoot, PacksRoot, GrantsRoot + "/" + BaseKey}
+}
+
+// ShardsKey is the member of the grant tables' root under which a
+// sharded build's shards sit: shard K at data.hcp_grants.shards[K].
+const ShardsKey = "shards"
+
+// MaxShards is the most shards a build makes (SPEC §4.4).
+const MaxShards = 4096
+
+// ShardRoot is the root of shard k's bundle.
+func ShardRoot(k int) string {
+	return GrantsRoot + "/" + ShardsKey + "/" + strconv.Itoa(k)
+}
+
 // checkOurRoots refuses a bundle whose manifest roots, as OPA's reader
 // left them (trimmed of slashes, [""] for a manifest without roots), are
 // not Roots. A sidecar owns whatever a bundle's roots cover, erasing it
@@ -56,11 +76,12 @@ func checkOurRoots(name string, b *bundle.Bundle) error {
 	if b.Manifest.Roots != nil {
 		roots = *b.Manifest.Roots
 	}
-	if slices.Equal(slices.Sorted(slices.Values(roots)), slices.Sorted(slices.Values(Roots()))) {
+	sorted := slices.Sorted(slices.Values(roots))
+	if slices.Equal(sorted, slices.Sorted(slices.Values(Roots()))) || slices.Equal(sorted, slices.Sorted(slices.Values(PolicyRoots()))) {
 		return nil
 	}
 	var errs problem.Errors
-	errs.Add(name, problem.Pos{}, "bundle refused: manifest roots %s%s are not hcp-rego's (%s)", quoteRoots(roots), everything(roots), strings.Join(Roots(), ", "))
+	errs.Add(name, problem.Pos{}, "bundle refused: manifest roots %s%s are not hcp-rego's (%s; or, a sharded build's, %s)", quoteRoots(roots), everything(roots), strings.Join(Roots(), ", "), strings.Join(PolicyRoots(), ", "))
 	return errs.Err()
 }
 

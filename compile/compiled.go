@@ -29,7 +29,7 @@ import (
 // parses them (rego.ParseModules). Package bundles packs, signs and writes
 // it; the embedded evaluator decides with it as it is.
 func Compile(m *Model, revision string) (*bundle.Bundle, error) {
-	b, _, err := assemble(m, revision, false)
+	b, _, err := assemble(m, revision, false, 0)
 	return b, err
 }
 
@@ -39,7 +39,13 @@ func Compile(m *Model, revision string) (*bundle.Bundle, error) {
 // of a large bundle, and the digest of a default revision encodes them
 // anyway: a build then encodes them once, not twice.
 func CompileToWrite(m *Model, revision string) (*bundle.Bundle, map[string]any, error) {
-	b, encoded, err := assemble(m, revision, true)
+	return compileToWrite(m, revision, 0)
+}
+
+// compileToWrite is CompileToWrite, for a sharded build's policy bundle
+// when shards > 0.
+func compileToWrite(m *Model, revision string, shards int) (*bundle.Bundle, map[string]any, error) {
+	b, encoded, err := assemble(m, revision, true, shards)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -68,7 +74,9 @@ type encodedData struct{ packs, tables []byte }
 
 // assemble builds the bundle of m and, when asked or when the default
 // revision needs them for its digest, the JSON of its rows and tables.
-func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, encodedData, error) {
+// With shards > 0 it is a sharded build's policy bundle (BuildShards):
+// its tables hold the grants without a tenant, at root hcp_grants/base.
+func assemble(m *Model, revision string, wantJSON bool, shards int) (*bundle.Bundle, encodedData, error) {
 	// The grant tables (the list of sources beside them), and their JSON,
 	// are made beside the rows: neither reads the other, and the tables are
 	// the larger piece of work.
@@ -80,7 +88,7 @@ func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, encoded
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tables = grantTables(m)
+		tables = grantTables(m, shards)
 		if revision == "" || wantJSON {
 			encoded.tables, tablesErr = json.Marshal(tables)
 		}
@@ -96,10 +104,10 @@ func assemble(m *Model, revision string, wantJSON bool) (*bundle.Bundle, encoded
 	}
 	mods := modules()
 	if revision == "" {
-		revision = digest(m, mods, encoded)
+		revision = digest(m, mods, encoded, shards)
 	}
 	b := &bundle.Bundle{
-		Manifest: manifest(m, revision),
+		Manifest: manifest(m, revision, shards),
 		Data:     bundleData(packs, tables),
 	}
 	for _, mod := range mods {
@@ -119,22 +127,25 @@ func modules() []module {
 	return mods
 }
 
-func manifest(m *Model, revision string) bundle.Manifest {
+func manifest(m *Model, revision string, shards int) bundle.Manifest {
 	roots := bundles.Roots()
+	if shards > 0 {
+		roots = bundles.PolicyRoots()
+	}
 	version := 1
 	return bundle.Manifest{
 		Revision:    revision,
 		Roots:       &roots,
 		RegoVersion: &version,
-		Metadata:    provenance(m).Metadata(),
+		Metadata:    provenance(m, shards).Metadata(),
 	}
 }
 
 // provenance is what the manifest says of m's sources: counts and one
 // digest, whatever the number of packs. The list itself is data, beside
 // the grant tables (bundles.SourcesKey).
-func provenance(m *Model) bundles.Provenance {
-	sources := sourceDigests(m)
+func provenance(m *Model, shards int) bundles.Provenance {
+	sources := sourceDigests(m, shards)
 	return bundles.Provenance{Packs: len(m.packs), Sources: len(sources), SHA256: bundles.SourcesDigest(sources)}
 }
 
@@ -148,13 +159,21 @@ func sourcesData(digests map[string]string) map[string]any {
 	return data
 }
 
-// sourceDigests maps every source file to its sha256.
-func sourceDigests(m *Model) map[string]string {
+// sourceDigests maps every source file to its sha256. A sharded build's
+// policy bundle (shards > 0) lists the packs' files only: a grant file's
+// sha256 changes with any grant in it, and the policy bundle must not
+// change with one tenant's grants (docs/fleet.md); the grant files'
+// names and order are in its tables (files), each shard's grants in its
+// own bundle, whose revision is their digest.
+func sourceDigests(m *Model, shards int) map[string]string {
 	files := map[string]string{}
 	for _, p := range m.packs {
 		for path, sum := range p.Digests {
 			files[path] = sum
 		}
+	}
+	if shards > 0 {
+		return files
 	}
 	for path, sum := range m.grantDigests {
 		files[path] = sum
@@ -168,9 +187,9 @@ func sourceDigests(m *Model) map[string]string {
 // every source file's path and sha256 with the grant files' order (which
 // decides provenance). A bundle with other content has another revision,
 // even when only the hcp-rego that made it changed.
-func digest(m *Model, mods []module, encoded encodedData) string {
+func digest(m *Model, mods []module, encoded encodedData, shards int) string {
 	h := sha256.New()
-	files := sourceDigests(m)
+	files := sourceDigests(m, shards)
 	for _, path := range slices.Sorted(maps.Keys(files)) {
 		fmt.Fprintf(h, "%s %s\n", path, files[path])
 	}

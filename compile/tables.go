@@ -11,11 +11,22 @@ import (
 // library reads (rego/library/grants.rego), so that a decision costs the
 // same for 1 grant or 1,000,000: base holds the tables of every grant,
 // the grant files in the order given (files), and the list of sources
-// (bundles.SourcesKey). A sharded build splits them (shardTables).
-func grantTables(m *Model) map[string]any {
-	base := tablesOf(m, m.grants, hasDefaults(m.grants))
+// (bundles.SourcesKey). A sharded build's base (shards > 0) holds the
+// tables of the grants without a tenant only, and the number of shards
+// that hold the rest (shardTables).
+func grantTables(m *Model, shards int) map[string]any {
+	var base map[string]any
+	if shards == 0 {
+		base = tablesOf(m, m.grants, hasDefaults(m.grants))
+	} else {
+		// applies is always there: a shard's default grant reads it for
+		// the grants without a tenant too, and the policy bundle must not
+		// change with one tenant's grants (docs/fleet.md).
+		base = tablesOf(m, tenantless(m.grants), true)
+		base["shards"] = shards
+	}
 	base["files"] = grantFiles(m)
-	base[bundles.SourcesKey] = sourcesData(sourceDigests(m))
+	base[bundles.SourcesKey] = sourcesData(sourceDigests(m, shards))
 	return map[string]any{bundles.BaseKey: base}
 }
 

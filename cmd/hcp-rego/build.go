@@ -19,13 +19,14 @@ type buildOptions struct {
 	packFlags
 	output   string
 	revision string
+	shards   int
 	signing  bundles.Signing
 }
 
 func newBuildCommand(s streams) *cobra.Command {
 	var o buildOptions
 	cmd := &cobra.Command{
-		Use:   "build [PACK_DIR...] [--grants FILE]... -o FILE.tar.gz [--revision R] [--signing-key FILE ...]",
+		Use:   "build [PACK_DIR...] [--grants FILE]... (-o FILE.tar.gz [--revision R] | --shards N -o DIR) [--signing-key FILE ...]",
 		Short: "Build the OPA bundle (.tar.gz) for sidecars, optionally signed",
 		Long: `Build lints and compiles the packs and grant files into a standard OPA
 bundle: the hcp.authz decision library (its only Rego), the packs' rows as
@@ -43,6 +44,13 @@ FILE and renamed: a failed build writes nothing and leaves FILE as it was.
 FILE must not be an input (a pack's file, a grant file, the signing key),
 nor lie inside a pack folder read.
 
+--shards N (2 to 4096) writes a sharded build into the folder DIR
+instead (docs/fleet.md): hcp.tar.gz, the library, the rows and the grants
+without a tenant, and shard-K.tar.gz for each K below N, the grants of
+the tenants whose shard is K (hcp-rego shard prints it). Each is signed
+alike, its revision a digest of its contents, and the folder is written
+as a whole: a folder already there must hold only such files.
+
 --signing-key signs the bundle with OPA's .signatures.json: a PEM private
 key, or for HS256 a file holding the shared secret. --signing-alg is one of
 ` + strings.Join(bundles.Algorithms, ", ") + ` (default RS256);
@@ -50,7 +58,8 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 		Example: `  hcp-rego build testdata/packs --grants testdata/grants/acme.json -o hcp.tar.gz
   opa run --server --bundle hcp.tar.gz --bundle testdata/ext
   hcp-rego build testdata/packs --grants testdata/grants/acme.json -o signed.tar.gz --revision "$(git rev-parse HEAD)" \
-    --signing-key testdata/keys/rsa.key --signing-alg RS256 --signing-key-id hcp`,
+    --signing-key testdata/keys/rsa.key --signing-alg RS256 --signing-key-id hcp
+  hcp-rego build testdata/packs --grants testdata/grants/acme.json --shards 8 -o dist/shards`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
 			return runBuild(s, o)
@@ -59,6 +68,7 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 	addPackFlags(cmd.Flags(), &o.packFlags)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the bundle file to write (required)")
 	cmd.Flags().StringVar(&o.revision, "revision", "", "the bundle's revision (default: a digest of its content)")
+	cmd.Flags().IntVar(&o.shards, "shards", 0, "write a sharded build of N shards (2 to 4096) into the folder -o (docs/fleet.md)")
 	cmd.Flags().StringVar(&o.signing.KeyFile, "signing-key", "", "sign with this PEM private key (or HS256 secret file)")
 	emptyHint(cmd, "signing-key", "the bundle would go unsigned")
 	cmd.Flags().StringVar(&o.signing.Algorithm, "signing-alg", "", "the signing algorithm: "+strings.Join(bundles.Algorithms, "|")+" (default RS256)")
@@ -75,12 +85,29 @@ func runBuild(s streams, o buildOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	built, err := compile.Build(compile.BuildOptions{Packs: o.packs, Grants: o.grants, Output: o.output, Revision: o.revision, Signing: signing, Limits: o.sources.limits()})
+	opts := compile.BuildOptions{Packs: o.packs, Grants: o.grants, Output: o.output, Revision: o.revision, Signing: signing, Limits: o.sources.limits()}
+	if o.shards != 0 {
+		return runBuildShards(s, opts, o.shards)
+	}
+	built, err := compile.Build(opts)
 	if err != nil {
 		return badInput(err)
 	}
 	fmt.Fprintf(s.out, "wrote %s: revision %s, %d packs, %d grants%s\n", printable.Quote(o.output), printable.Quote(built.Revision), built.Packs, built.Grants, signedNote(signing))
 	noteReadLimit(s.err, built.Terms, bundles.DefaultLimits.Terms)
+	return nil
+}
+
+// runBuildShards writes a sharded build's folder and says what it wrote.
+func runBuildShards(s streams, opts compile.BuildOptions, n int) error {
+	if opts.Revision != "" {
+		return badInput(errors.New("--revision and --shards: a sharded build's revisions are digests of each bundle's contents, so that a change to one tenant's grants changes one shard's revision"))
+	}
+	built, err := compile.BuildShards(opts, n)
+	if err != nil {
+		return badInput(err)
+	}
+	fmt.Fprintf(s.out, "wrote %s: %s revision %s, %d shards, %d packs, %d grants%s\n", printable.Quote(opts.Output), bundles.PolicyFile, printable.Quote(built.Revision), len(built.Shards), built.Packs, built.Grants, signedNote(opts.Signing))
 	return nil
 }
 

@@ -56,7 +56,7 @@ is bad input (exit 2).`,
 			return runEval(cmd.Context(), s, o)
 		},
 	}
-	addPolicyFlags(cmd, &o.policy, "evaluate this bundle (.tar.gz or folder) instead of packs")
+	addPolicyFlags(cmd, &o.policy, "evaluate this bundle (.tar.gz or folder) instead of packs; repeatable: a sharded build's policy bundle and shards, or its folder")
 	f := cmd.Flags()
 	f.StringVar(&o.input, "input", "", "the decision input, a JSON file or - for stdin (required)")
 	f.StringVar(&o.format, "format", "json", "output format: json or pretty")

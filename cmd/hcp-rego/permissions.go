@@ -51,7 +51,7 @@ invalid_input or unknown_pack one too; a bad file exits 2.`,
 			return runPermissions(cmd.Context(), s, o)
 		},
 	}
-	addPolicyFlags(cmd, &o.policy, "list with this bundle (.tar.gz or folder) instead of packs")
+	addPolicyFlags(cmd, &o.policy, "list with this bundle (.tar.gz or folder) instead of packs; repeatable: a sharded build's policy bundle and shards, or its folder")
 	f := cmd.Flags()
 	f.StringVar(&o.input, "input", "", "the listing input, a JSON file or - for stdin (required)")
 	f.StringVar(&o.format, "format", "json", "output format: json or table")

@@ -42,17 +42,16 @@ type policyFlags struct {
 	bundleFlags
 }
 
-// bundleArg is --bundle's value: the bundles named. Its type is string,
-// so that --bundle takes one value (strictFlags refuses a second): a
-// policy bundle with its tenant shards (SPEC §4.4) is what will make it
-// repeatable.
+// bundleArg is --bundle's value: the bundles named, a policy bundle and
+// the shards of its build that a sidecar loads beside it, or the build's
+// folder (SPEC §4.4). It is repeatable.
 type bundleArg []string
 
 func (b *bundleArg) Set(s string) error { *b = append(*b, s); return nil }
 
 func (b *bundleArg) String() string { return strings.Join(*b, ",") }
 
-func (b *bundleArg) Type() string { return "string" }
+func (b *bundleArg) Type() string { return "stringArray" }
 
 // addPolicyFlags adds to cmd the flags that name its policy, read into p;
 // bundleUsage says what --bundle does.

@@ -58,7 +58,7 @@ any is not unchanged. On a terminal, stderr shows the progress.`,
 			return runReplay(cmd.Context(), s, o)
 		},
 	}
-	addPolicyFlags(cmd, &o.policy, "the candidate bundle instead of packs: a .tar.gz or folder, or an OCI REF (pulled as pull does) when no such file is there")
+	addPolicyFlags(cmd, &o.policy, "the candidate bundle instead of packs: a .tar.gz or folder, or an OCI REF (pulled as pull does) when no such file is there; repeatable: a sharded build's policy bundle and shards, or its folder")
 	f := cmd.Flags()
 	addRegistryFlag(f, &o.policy.bundleFlags, "with --bundle REF: talk HTTP, not HTTPS, to the registry")
 	f.StringArrayVar(&o.ext, "ext", nil, "load a runtime's hcp.ext rules: a .rego file or a folder of them (repeatable)")

@@ -26,7 +26,7 @@ var wasmModule = []byte("\x00asm\x01\x00\x00\x00")
 // Misreads are the changes: roots that are not ours, WebAssembly, and a
 // module or data outside the roots.
 var Misreads = []Misread{
-	{"roots wider than ours", `manifest roots ["hcp","hcp_packs","hcp_grants"] are not hcp-rego's (hcp/authz, hcp_packs, hcp_grants)`,
+	{"roots wider than ours", `manifest roots ["hcp","hcp_packs","hcp_grants"] are not hcp-rego's (hcp/authz, hcp_packs, hcp_grants; or, a sharded build's, hcp/authz, hcp_packs, hcp_grants/base)`,
 		func(b *bundle.Bundle) { b.Manifest.Roots = &[]string{"hcp", "hcp_packs", "hcp_grants"} }},
 	{"no roots", `manifest roots [""] (all of data: what a manifest without roots has) are not hcp-rego's`,
 		func(b *bundle.Bundle) { b.Manifest.Roots = nil }},

@@ -9,16 +9,18 @@
 // (BundleReader). The package then prepares the embedded evaluator for
 // the policy, with the runtime's rules (Policy.Evaluator).
 //
-// A Source holds a list of bundles so that a policy bundle and its tenant
-// shards (SPEC §4.4) can be read as one policy; today the evaluator
-// decides with one.
+// A Source holds a list of bundles: a policy bundle and, from a sharded
+// build (SPEC §4.4), the shards a sidecar loads beside it, or the
+// build's folder, read as one policy.
 package policy
 
 import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 
@@ -37,8 +39,9 @@ type Source struct {
 	// the one a decision names. Limits bound what is read of them.
 	Packs, Grants []string
 	Limits        compile.Limits
-	// Bundles are bundles as built, each read by Reader. Read takes one
-	// today.
+	// Bundles are bundles as built, each read by Reader: one policy
+	// bundle and any shards of its build, or a sharded build's folder
+	// (all of its bundles).
 	Bundles []string
 	Reader  BundleReader
 	// Ext are the paths of a runtime's own rules (hcprego.ReadExt),
@@ -57,21 +60,17 @@ type Policy struct {
 	// Ext are the runtime's rules, read from Source.Ext.
 	Ext []hcprego.Option
 
-	read   []string     // the bundles read, as named; none when compiled
-	reader BundleReader // how they were read
+	read        []string         // the bundles read, as named; none when compiled
+	readBundles []*bundle.Bundle // and as read
+	reader      BundleReader     // how they were read
 }
-
-// errSeveral refuses what Read cannot decide with yet: the flags that
-// name bundles take one.
-var errSeveral = errors.New("several bundles: the evaluator decides with one")
 
 // Read reads the policy that s names and the runtime's rules, every one
 // before any is judged, so that every bad file among them is reported at
-// once, in one error.
+// once, in one error. Several bundles are a policy bundle and shards of
+// a sharded build (SPEC §4.4), decided with as a sidecar loading them
+// all decides.
 func Read(ctx context.Context, s Source) (*Policy, error) {
-	if len(s.Bundles) > 1 {
-		return nil, errSeveral
-	}
 	p := &Policy{reader: s.Reader}
 	var errs problem.Errors
 	var err error
@@ -81,9 +80,11 @@ func Read(ctx context.Context, s Source) (*Policy, error) {
 	} else {
 		var read []*bundle.Bundle
 		p.read, read, err = s.readBundles(ctx)
+		p.readBundles = read
 		errs.Merge("", err)
-		if len(read) > 0 {
-			p.Bundle = read[0]
+		if err == nil {
+			p.Bundle, err = joined(p.read, read)
+			errs.Merge("", err)
 		}
 	}
 	p.Ext, err = hcprego.ReadExt(s.Ext, nil)
@@ -92,6 +93,30 @@ func Read(ctx context.Context, s Source) (*Policy, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// joined is the one bundle that bundles read together decide as: one
+// bundle with the decision library, and the shards loaded beside it
+// (bundles.Merge). names are theirs as given.
+func joined(names []string, read []*bundle.Bundle) (*bundle.Bundle, error) {
+	var policy *bundle.Bundle
+	var shards []*bundle.Bundle
+	var libraries []string
+	for i, b := range read {
+		if _, ok := bundles.Shard(b); ok {
+			shards = append(shards, b)
+			continue
+		}
+		policy = b
+		libraries = append(libraries, printable.Quote(names[i]))
+	}
+	switch {
+	case len(libraries) > 1:
+		return nil, fmt.Errorf("bundles %s each hold the decision library: a sidecar decides with one policy bundle, and a sharded build's shards beside it", strings.Join(libraries, ", "))
+	case policy == nil:
+		return nil, errors.New("no policy bundle: a shard holds grants alone; give the sharded build's policy bundle (hcp.tar.gz) with it")
+	}
+	return bundles.Merge(policy, shards), nil
 }
 
 // compiled checks the packs and grant files within s.Limits and compiles
@@ -113,7 +138,7 @@ func (s Source) readBundles(ctx context.Context) ([]string, []*bundle.Bundle, er
 	var names []string
 	var read []*bundle.Bundle
 	var roots []bundles.BundleRoots
-	for _, name := range s.Bundles {
+	for _, name := range expandFolders(s.Bundles) {
 		b, err := s.Reader.Read(ctx, name)
 		errs.Merge("", err)
 		if b == nil {
@@ -145,10 +170,12 @@ func (p *Policy) Evaluator(ctx context.Context, opts ...hcprego.Option) (*hcpreg
 	return ev, nil
 }
 
-// name is the bundle's name as given, "" when compiled.
+// name is the policy bundle's name as given, "" when compiled.
 func (p *Policy) name() string {
-	if len(p.read) == 0 {
-		return ""
+	for i, name := range p.read {
+		if _, shard := bundles.Shard(p.readBundles[i]); !shard {
+			return name
+		}
 	}
-	return p.read[0]
+	return ""
 }

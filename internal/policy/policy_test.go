@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,14 +50,15 @@ func TestBundlesReadTogetherAreApart(t *testing.T) {
 	}
 }
 
-// TestReadTakesOneBundle holds Read to what the evaluator decides with:
-// one bundle, never some of several without a word.
-func TestReadTakesOneBundle(t *testing.T) {
+// TestReadTakesOnePolicyBundle holds Read to what a sidecar decides
+// with: one bundle with the decision library, never some of several
+// without a word, and never shards alone.
+func TestReadTakesOnePolicyBundle(t *testing.T) {
 	dir := t.TempDir()
 	path := build(t, dir, "hcp.tar.gz", nil)
 	s := Source{Bundles: []string{path, path}, Reader: BundleReader{Limits: bundles.DefaultLimits}}
-	if _, err := Read(context.Background(), s); !errors.Is(err, errSeveral) {
-		t.Errorf("two bundles: error %v; want %v", err, errSeveral)
+	if _, err := Read(context.Background(), s); err == nil || !strings.Contains(err.Error(), "each hold the decision library") {
+		t.Errorf("two policy bundles: error %v; want them refused", err)
 	}
 }
 

@@ -1,0 +1,96 @@
+package compile
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/bundle"
+
+	"github.com/hcp-rego/hcp-rego/bundles"
+)
+
+// Shard is the shard of tenant in a build of n shards (docs/fleet.md):
+// the first four bytes of the sha256 of the tenant id's UTF-8 bytes, read
+// as a big-endian unsigned number, modulo n. The decision library
+// computes the same (rego/library/shards.rego), and `hcp-rego shard`
+// prints it, so that a router sends a tenant's calls to a cell holding
+// its shard. n must be at least 1.
+func Shard(tenant string, n int) int {
+	sum := sha256.Sum256([]byte(tenant))
+	return int(binary.BigEndian.Uint32(sum[:4]) % uint32(n))
+}
+
+// tenantless are the grants without a tenant, which hold for every
+// tenant: a sharded build's policy bundle holds them.
+func tenantless(grants []*Grant) []*Grant {
+	var out []*Grant
+	for _, g := range grants {
+		if g.Tenant == "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// shardGrants are the grants with a tenant, by the shard of their tenant
+// among n.
+func shardGrants(grants []*Grant, n int) [][]*Grant {
+	shards := make([][]*Grant, n)
+	of := map[string]int{} // a tenant's shard, hashed once
+	for _, g := range grants {
+		if g.Tenant == "" {
+			continue
+		}
+		k, seen := of[g.Tenant]
+		if !seen {
+			k = Shard(g.Tenant, n)
+			of[g.Tenant] = k
+		}
+		shards[k] = append(shards[k], g)
+	}
+	return shards
+}
+
+// shardTables are the tables of shard k of n, which holds grants: the
+// tables of tablesOf and the shard's marker (shard.index, shard.of), which
+// the library compares with the policy bundle's number of shards. applies
+// is there when a default grant can read it: one of the shard's, or one
+// without a tenant (baseDefaults), so that a shard changes with its own
+// tenants' grants and with the policy bundle's defaults only.
+func shardTables(m *Model, grants []*Grant, k, n int, baseDefaults bool) map[string]any {
+	tables := tablesOf(m, grants, baseDefaults || hasDefaults(grants))
+	tables["shard"] = map[string]any{"index": k, "of": n}
+	return tables
+}
+
+// shardBundle is the bundle of shard k of n, with its data's JSON for
+// bundles.BuildEncoded. Its revision is derived from its contents: the
+// same grants give the same revision and bytes.
+func shardBundle(tables map[string]any, k int) (*bundle.Bundle, map[string]any, error) {
+	encoded, err := json.Marshal(tables)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode shard %d: %w", k, err)
+	}
+	sum := sha256.Sum256(encoded)
+	roots := []string{bundles.ShardRoot(k)}
+	version := 1
+	b := &bundle.Bundle{
+		Manifest: bundle.Manifest{
+			Revision:    hex.EncodeToString(sum[:])[:16],
+			Roots:       &roots,
+			RegoVersion: &version,
+			Metadata:    map[string]any{bundles.MetadataKey: map[string]any{"shard": k, "of": tables["shard"].(map[string]any)["of"]}},
+		},
+		Data: shardData(k, tables),
+	}
+	return b, shardData(k, json.RawMessage(encoded)), nil
+}
+
+// shardData is shard k's bundle's data: its tables at
+// hcp_grants.shards[k].
+func shardData(k int, tables any) map[string]any {
+	return map[string]any{bundles.GrantsRoot: map[string]any{bundles.ShardsKey: map[string]any{fmt.Sprint(k): tables}}}
+}
