@@ -59,7 +59,7 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
   opa run --server --bundle hcp.tar.gz --bundle testdata/ext
   hcp-rego build testdata/packs --grants testdata/grants/acme.json -o signed.tar.gz --revision "$(git rev-parse HEAD)" \
     --signing-key testdata/keys/rsa.key --signing-alg RS256 --signing-key-id hcp
-  hcp-rego build testdata/packs --grants testdata/grants/acme.json --shards 8 -o dist/shards`,
+  hcp-rego build testdata/packs --grants testdata/grants/acme.json --shards 8 -o shards`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.packs = args
 			return runBuild(s, o)

@@ -29,7 +29,8 @@ func TestBundleReadersCheckProvenance(t *testing.T) {
 	if err := json.Unmarshal(bundleMember(t, good, "/data.json"), &data); err != nil {
 		t.Fatal(err)
 	}
-	sources, _ := data["hcp_grants"].(map[string]any)["sources"].(map[string]any)
+	base, _ := data["hcp_grants"].(map[string]any)["base"].(map[string]any)
+	sources, _ := base["sources"].(map[string]any)
 	grants := filepath.ToSlash(filepath.Join(dir, "grants.json"))
 	if _, ok := sources[grants]; !ok || len(sources) != 3 {
 		t.Fatalf("hcp_grants.base.sources %v: want the pack's two files and %s", sources, grants)

@@ -30,7 +30,7 @@ _tenant_available if data.hcp_grants.shards[_shard_key].shard.of == _base.shards
 
 # _shard_key is the key, under shards, of the shard of the principal's
 # tenant: the first 32 bits of the tenant's sha256, a number, modulo the
-# number of shards (hcp-rego shard, compile.Shard).
+# number of shards, as docs/fleet.md defines it for routers.
 _shard_key := format_int(_hash32(crypto.sha256(_tenant)) % _base.shards, 10) if {
 	_sharded
 	_tenant != ""
