@@ -44,8 +44,8 @@ type policyFlags struct {
 
 // bundleArg is --bundle's value: the bundles named. Its type is string,
 // so that --bundle takes one value (strictFlags refuses a second): a
-// policy bundle with its tenant shards (SPEC §4.4) is what will make it
-// repeatable.
+// policy bundle with its tenant shards (a sharded build: docs/glossary.md,
+// tenant) is what will make it repeatable.
 type bundleArg []string
 
 func (b *bundleArg) Set(s string) error { *b = append(*b, s); return nil }
