@@ -3,15 +3,16 @@
 // files, checked and compiled, or bundles as built. A bundle is read
 // within its limits, its signature verified when a key is given, and
 // refused where a sidecar would load it differently from the embedded
-// evaluator (SPEC §4.3): roots not hcp-rego's, WebAssembly, roots that
+// evaluator (docs/bundles.md, "What a sidecar would read differently"):
+// roots not hcp-rego's, WebAssembly, roots that
 // overlap those of another bundle read with it or of the runtime's rules
 // loaded beside it. pull and push read their bundle here too
 // (BundleReader). The package then prepares the embedded evaluator for
 // the policy, with the runtime's rules (Policy.Evaluator).
 //
 // A Source holds a list of bundles so that a policy bundle and its tenant
-// shards (SPEC §4.4) can be read as one policy; today the evaluator
-// decides with one.
+// shards (a sharded build: docs/glossary.md, tenant) can be read as one
+// policy; today the evaluator decides with one.
 package policy
 
 import (
@@ -125,8 +126,8 @@ func (s Source) readBundles(ctx context.Context) ([]string, []*bundle.Bundle, er
 		}
 	}
 	// A sidecar loads the runtime's bundle beside these only when no
-	// roots overlap (SPEC §4.3); with no rules beside them, a bundle alone
-	// is apart from everything.
+	// roots overlap (docs/bundles.md); with no rules beside them, a bundle
+	// alone is apart from everything.
 	if len(s.Ext) > 0 && len(roots) > 0 {
 		roots = append(roots, bundles.BundleRoots{Name: "--ext", Roots: []string{bundles.ExtRoot}})
 	}
