@@ -107,7 +107,7 @@ func TestLintLinesExact(t *testing.T) {
 			}
 		}
 		if !afterMessage {
-			t.Errorf("line %q is not a lint line of SPEC §2.2's shape", line)
+			t.Errorf("line %q is not a lint line of the shape docs/commands.md gives", line)
 		}
 	}
 	for i, n := range matched {
