@@ -19,9 +19,10 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 )
 
-// The deployment the default limits admit (SPEC §5), and the sample that
-// stands for it: as many grants a sample pack, a hundredth of the grants
-// over a fiftieth of the packs, in as many grant files.
+// The deployment the default limits admit (docs/bundles.md, "Reading
+// limits"), and the sample that stands for it: as many grants a sample
+// pack, a hundredth of the grants over a fiftieth of the packs, in as many
+// grant files.
 const (
 	deployedGrants = 1_000_000
 	deployedPacks  = 10_000

@@ -16,7 +16,7 @@ import (
 )
 
 // Algorithms are the signature algorithms a bundle may be signed and
-// verified with (SPEC §4.3), as OPA and JWS name them.
+// verified with (docs/bundles.md, "Signing"), as OPA and JWS name them.
 var Algorithms = []string{"RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "ES512", "HS256"}
 
 // DefaultAlgorithm is the signing algorithm when none is given, as in OPA.

@@ -20,14 +20,15 @@ import (
 
 // Limits bound what Read reads of a bundle, uncompressed, counted as the
 // archive or the folder is read, so that a bundle is refused once it
-// passes them, before the rest is read (SPEC §5).
+// passes them, before the rest is read (docs/bundles.md, "Reading
+// limits").
 type Limits struct {
 	// FileBytes bounds each file: as much as TotalBytes in DefaultLimits
 	// and LimitsOf, since a bundle build writes is all but one data.json.
 	FileBytes int64
 	// TotalBytes bounds all the files together, each entry of a .tar.gz
 	// (a folder's entry, or any other that is no file, too) and each file
-	// of a folder counted as EntryBytes besides its content (SPEC §5:
+	// of a folder counted as EntryBytes besides its content (docs/bundles.md:
 	// every entry counts, an empty one too). What a .tar.gz holds besides
 	// that (the headers' long names, the content of entries that are no
 	// file) may add as much again, and so may the compressed archive.
@@ -46,8 +47,9 @@ type Limits struct {
 	Terms int64
 }
 
-// The limits of SPEC §5: 256 MiB in all, and a file as large (SPEC's 64
-// MiB a file is too little for the rows of 10,000 packs), uncompressed,
+// The limits of docs/bundles.md ("Reading limits"): 256 MiB in all, and a
+// file as large (64 MiB a file, the bound first asked for, is too little
+// for the rows of 10,000 packs), uncompressed,
 // 22,369,621 values and 1,048,576 terms, which admit the largest bundles
 // build writes for 1,000,000 grants and 10,000 packs. Measured on
 // bench/largeset's shapes and on the issue's (90% principal grants of a
@@ -114,7 +116,7 @@ const BytesPerTerm = 256
 // entries; a bundle build writes has 11 (12 signed).
 const EntryBytes = 1 << 10
 
-// DefaultLimits are SPEC §5's: 256 MiB in all and as much a file,
+// DefaultLimits are docs/bundles.md's: 256 MiB in all and as much a file,
 // 22,369,621 values in all (MaxValues) and 1,048,576 terms of Rego
 // (MaxTerms).
 var DefaultLimits = Limits{FileBytes: MaxFileBytes, TotalBytes: MaxTotalBytes, Values: MaxValues, Terms: MaxTerms}

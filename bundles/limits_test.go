@@ -61,8 +61,8 @@ const overInAll = "its files are larger than the limit of 4096 bytes in all, unc
 // TestReadLimits reads bundles at and just past each limit, as a .tar.gz
 // and as a folder: a bundle at a limit is read, one byte more is refused
 // with a *LimitError that names the limit (and the file). Each file
-// counts 1 KiB besides its content (SPEC §5: every entry counts, an
-// empty one too), so that 4 KiB in all is two files of 1 KiB, or four
+// counts 1 KiB besides its content (docs/bundles.md: every entry counts,
+// an empty one too), so that 4 KiB in all is two files of 1 KiB, or four
 // empty ones.
 func TestReadLimits(t *testing.T) {
 	tests := []struct {
@@ -107,8 +107,9 @@ func TestReadArchiveLimit(t *testing.T) {
 }
 
 // TestReadCountsEveryEntry checks that an entry of a .tar.gz that is no
-// file counts as a file does (SPEC §5): a folder's entry, a link, an
-// entry of a type hcp-rego reads past. Each counts 1 KiB.
+// file counts as a file does (docs/bundles.md, "Reading limits"): a
+// folder's entry, a link, an entry of a type hcp-rego reads past. Each
+// counts 1 KiB.
 func TestReadCountsEveryEntry(t *testing.T) {
 	for _, typ := range []byte{tar.TypeDir, tar.TypeSymlink, 'Z'} {
 		t.Run(fmt.Sprintf("type %q", typ), func(t *testing.T) {

@@ -11,8 +11,9 @@ import (
 )
 
 // CheckOutput refuses an output path (`-o`) that would replace or write
-// into one of inputs, the files and folders a run reads (SPEC §5): an
-// output that is an input, lies inside an input folder at any depth, or is
+// into one of inputs, the files and folders a run reads
+// (docs/reliability.md, "An output never replaces an input"): an output
+// that is an input, lies inside an input folder at any depth, or is
 // a folder that holds an input. Files and folders are compared by
 // identity (os.SameFile), so that a hard link, a symbolic link, "..", a
 // symbolically linked folder and an output that does not exist yet all

@@ -87,8 +87,9 @@ func verificationKey(data []byte, alg string) (string, string, error) {
 // signature first and refuses a bundle that is unsigned, signed by
 // another key, or holds a file that differs from what was signed or was
 // not signed at all; with v nil it checks no signature. It refuses what
-// an OPA sidecar would read differently from the embedded evaluator (SPEC
-// §4.3): a WebAssembly module, or a manifest's wasm entry; OPA's reader
+// an OPA sidecar would read differently from the embedded evaluator
+// (docs/bundles.md, "What a sidecar would read differently"): a
+// WebAssembly module, or a manifest's wasm entry; OPA's reader
 // itself refuses a module or data outside the manifest's roots. Every
 // error names path.
 func Read(path string, v *Verification, lim Limits) (*bundle.Bundle, error) {

@@ -30,8 +30,9 @@ const PacksRoot = "hcp_packs"
 // LibraryRoot is the root of the decision library, the bundle's only Rego.
 const LibraryRoot = "hcp/authz"
 
-// ExtRoot is the root of a runtime's own bundle, its hcp.ext rules (SPEC
-// §4.2): never one of Roots, so that the two load side by side.
+// ExtRoot is the root of a runtime's own bundle, its hcp.ext rules
+// (docs/bundles.md, "Beside a runtime bundle"): never one of Roots, so
+// that the two load side by side.
 const ExtRoot = "hcp/ext"
 
 // Roots returns the roots of the bundle hcp-rego builds, the one list that
@@ -55,7 +56,7 @@ func PolicyRoots() []string {
 // sharded build's shards sit: shard K at data.hcp_grants.shards[K].
 const ShardsKey = "shards"
 
-// MaxShards is the most shards a build makes (SPEC §4.4).
+// MaxShards is the most shards a build makes (docs/fleet.md).
 const MaxShards = 4096
 
 // ShardRoot is the root of shard k's bundle.

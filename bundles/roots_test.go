@@ -11,8 +11,9 @@ import (
 
 // TestReadDecisionBundleRefusesMisreads reads, as a file and as bytes
 // from a registry, each change of a built bundle that an OPA sidecar
-// would read differently (SPEC §4.3): each is refused, naming the bundle
-// and what is wrong. The bundle as built is read.
+// would read differently (docs/bundles.md, "What a sidecar would read
+// differently"): each is refused, naming the bundle and what is wrong. The
+// bundle as built is read.
 func TestReadDecisionBundleRefusesMisreads(t *testing.T) {
 	good, err := compile.Compile(exampleModel(t), "")
 	if err != nil {

@@ -11,8 +11,9 @@ import (
 )
 
 // Lint checks every pack read for the coverage and consistency rules of
-// SPEC §2.2 and every grant read for the checks of §2.3, but the inert
-// ones (see Inert). It returns every finding, sorted, each at the key or
+// docs/files.md#a-pack-manifestjson-and-policyjson and every grant read
+// for the checks of docs/files.md#a-grant-file, but the inert ones (see
+// Inert). It returns every finding, sorted, each at the key or
 // value to change, its message the same words whatever the files hold
 // and what it suggests in its Hint (a line of its own); nil when there is
 // none. Problems reading the files are
@@ -67,9 +68,10 @@ func (p *Pack) lintCoverage(errs *problem.Errors, h *hints) {
 // lintRows checks each row for what the seed's rules imply: confirm only on
 // writes, triggers only read, connect commands write, and a confirm gate
 // that the command's CLI face can pass. A row that breaks two of them gets
-// one finding, its root cause's (SPEC §2.2): a read with confirm is not
-// also held to its cli[], and a connect command that is read must be
-// write, which makes its confirm right too.
+// one finding, its root cause's
+// (docs/files.md#a-pack-manifestjson-and-policyjson): a read with confirm
+// is not also held to its cli[], and a connect command that is read must
+// be write, which makes its confirm right too.
 func (p *Pack) lintRows(errs *problem.Errors) {
 	for _, k := range []Kind{Verb, Stimulus} {
 		for _, r := range p.Rows(k) {

@@ -11,8 +11,9 @@ import (
 )
 
 // lintLines are the message lines lint writes, each as a pattern of its
-// whole text after "file:line:col: ": SPEC §2.2's seed lines and its grant
-// error, then ours beside them. A suggestion is never part of one.
+// whole text after "file:line:col: ": the lines HCP's policy seed gives
+// and the grant error, then those its rules imply (docs/files.md,
+// docs/choices.md). A suggestion is never part of one.
 var lintLines = []string{
 	`verb "[^"]+" missing from policy\.json`,
 	`policy verb "[^"]+" not in pack manifest`,
@@ -64,7 +65,8 @@ var everyFinding = map[string]string{
 ]}`,
 }
 
-// TestLintLinesExact holds every line lint writes to SPEC §2.2: a message
+// TestLintLinesExact holds every line lint writes to the shape
+// docs/commands.md gives ("Exit codes"): a message
 // line is exactly one of lintLines after its position, so that a script
 // can match it, and a suggestion is on an indented "  hint: " line of its
 // own below the message it belongs to.
@@ -105,7 +107,7 @@ func TestLintLinesExact(t *testing.T) {
 			}
 		}
 		if !afterMessage {
-			t.Errorf("line %q is not a lint line of SPEC §2.2's shape", line)
+			t.Errorf("line %q is not a lint line of the shape docs/commands.md gives", line)
 		}
 	}
 	for i, n := range matched {
@@ -127,7 +129,8 @@ func TestLintLinesExact(t *testing.T) {
 }
 
 // TestReadConfirmIsOneFinding: a row that breaks two rules at once gets
-// the finding that names its root cause alone (SPEC §2.2). A read with
+// the finding that names its root cause alone
+// (docs/files.md#a-pack-manifestjson-and-policyjson). A read with
 // confirm is "is read: confirm is for writes only", never also a
 // complaint that its cli[] takes no --confirm; a connect command that is
 // read must be write, which makes its confirm right too.

@@ -14,11 +14,12 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
-// Limits bound what one run reads of its packs and grant files (SPEC
-// §5): their bytes in all, and the JSON values that so many bytes may
-// hold (document.SourceLimits). A run past them is refused once, at the
-// file:line:col where it passes them. The zero value sets the defaults,
-// sized for 1,000,000 grants in one file or many and 10,000 packs.
+// Limits bound what one run reads of its packs and grant files
+// (docs/commands.md#limits): their bytes in all, and the JSON values that
+// so many bytes may hold (document.SourceLimits). A run past them is
+// refused once, at the file:line:col where it passes them. The zero value
+// sets the defaults, sized for 1,000,000 grants in one file or many and
+// 10,000 packs.
 type Limits struct {
 	// Bytes bounds the bytes of the run's packs and grant files in all;
 	// 0 means document.DefaultSourceBytes.
@@ -47,7 +48,8 @@ func Load(packDirs, grantFiles []string) *Sources { return Limits{}.Load(packDir
 // refused alike whatever that order (see loadAll).
 //
 // When a file is bad, the sources hold the files that could be read, so
-// that Check still reports every problem of the run at once (SPEC §2.2).
+// that Check still reports every problem of the run at once
+// (docs/choices.md, "Every problem of a run is reported").
 func (l Limits) Load(packDirs, grantFiles []string) *Sources {
 	// A folder or file named twice (two spellings, a link) is read once,
 	// in the spelling first given.

@@ -67,7 +67,8 @@ func (g Gate) JSON() any {
 	return false
 }
 
-// The four capabilities (SPEC §2.3). None implies another.
+// The four capabilities (docs/files.md#a-grant-file). None implies another
+// (docs/decisions.md#the-chain).
 const (
 	CapRead    = "verb.exec.read"
 	CapWrite   = "verb.exec.write"
@@ -91,7 +92,8 @@ type Row struct {
 	node *document.Node
 }
 
-// Capability is the capability a caller must hold to run the row (§3.3).
+// Capability is the capability a caller must hold to run the row
+// (docs/decisions.md#the-chain, capability).
 func (r *Row) Capability() string {
 	switch {
 	case r.Kind == Stimulus:
@@ -178,8 +180,9 @@ func placeOf(p problem.Pos) place {
 
 func (p place) pos() problem.Pos { return problem.Pos{Line: int(p.line), Col: int(p.col)} }
 
-// misfits reports whether the grant's scope refuses capability c (SPEC
-// §2.3): sense.enable on a verb_key, any other on a stimulus.
+// misfits reports whether the grant's scope refuses capability c
+// (docs/files.md#a-grant-file): sense.enable on a verb_key, any other on a
+// stimulus.
 func (g *Grant) misfits(c string) bool {
 	return g.VerbKey != "" && c == CapSense || g.Stimulus != "" && c != CapSense
 }
@@ -187,10 +190,11 @@ func (g *Grant) misfits(c string) bool {
 // Source is the grant's provenance, "grants/acme.json:5".
 func (g *Grant) Source() string { return fmt.Sprintf("%s:%d", g.File, g.Line) }
 
-// Position orders grants as SPEC §3.6 counts "first": by the position of
-// the file among those given, then by line. It packs both in one number
-// (file << 32 | line), from which the decision library rebuilds the
-// grant's source: the tables then need no list of every grant's source.
+// Position orders grants as docs/decisions.md (item 3) counts "first": by
+// the position of the file among those given, then by line. It packs both
+// in one number (file << 32 | line), from which the decision library
+// rebuilds the grant's source: the tables then need no list of every
+// grant's source.
 func (g *Grant) Position() int64 { return encodePosition(g.FileIndex, g.Line) }
 
 // contents is what a model holds: packs sorted by id, and grants in the
@@ -209,7 +213,7 @@ type contents struct {
 }
 
 // Model is everything one run compiles, checked: every file read, valid
-// and lint clean (SPEC §2.2, §2.3). Only Sources.Check returns one, and
+// and lint clean (docs/files.md). Only Sources.Check returns one, and
 // only a Model can be compiled (Compile). It no longer holds the parsed
 // files, which only lint reads. Its lists are sealed: Packs, Grants and
 // GrantFiles return copies, so that nothing a caller does to them changes
@@ -246,8 +250,8 @@ func (c *contents) Pack(id string) *Pack { return c.byID[id] }
 
 // Inputs are the paths the model was read from: each pack's folder,
 // manifest and policy, and each grant file. A run's output must be none
-// of them, nor lie inside one of the folders (SPEC §5,
-// bundles.CheckOutput).
+// of them, nor lie inside one of the folders (docs/reliability.md, "An
+// output never replaces an input"; bundles.CheckOutput).
 func (c *contents) Inputs() []string {
 	var paths []string
 	for _, p := range c.packs {

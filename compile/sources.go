@@ -12,7 +12,8 @@ import (
 // that could be read, with the parse trees that lint names positions in,
 // and the problems met reading the others. It may be partial: when a file
 // is bad, it holds the files that could be read, so that Lint and Check
-// still report every problem of the run at once (SPEC §2.2). Sources are
+// still report every problem of the run at once (docs/choices.md, "Every
+// problem of a run is reported"). Sources are
 // never compiled: Check makes the Model that is.
 type Sources struct {
 	contents

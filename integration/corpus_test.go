@@ -25,8 +25,8 @@ type call struct {
 	cli     string   // preview.cli, when the case is about it
 }
 
-// corpus covers every decision code, and every way SPEC §4.2 lets the
-// runtime layer act (and the ways it may not).
+// corpus covers every decision code, and every way docs/decisions.md
+// (item 6) lets the runtime layer act (and the ways it may not).
 var corpus = []call{
 	{name: "empty principal id", input: `{"principal": {"id": ""}, "pack_id": "ledger", "verb_key": "balance"}`, code: "invalid_input"},
 	{name: "not an object", input: `42`, code: "invalid_input"},

@@ -17,7 +17,8 @@ import (
 )
 
 // hiddenExt is a runtime's rules folder whose rules sit under names that
-// start with "_" or ".", files and folders, nested too (SPEC §5: --ext
+// start with "_" or ".", files and folders, nested too
+// (docs/decisions.md#evaluating-one-call-eval: --ext
 // loads every .rego file that OPA's loader loads). Each rule gives its own
 // reason, so that a decision names every file that was loaded. It is a
 // runtime bundle (its .manifest has root hcp/ext) and a plain folder alike.

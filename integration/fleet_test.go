@@ -288,9 +288,9 @@ func TestRegistryCredentials(t *testing.T) {
 	hcpRego(t, none, "pull", ref, "-o", out+".2", "--plain-http").refused(t, "pull without credentials", "authentication failed")
 }
 
-// rawPush stores tarball at addr/repo:tag as SPEC §5.4's manifest with
-// the distribution API itself, past every check of hcp-rego push, as
-// someone with write access to the registry could.
+// rawPush stores tarball at addr/repo:tag as the image manifest of
+// docs/fleet.md (push), with the distribution API itself, past every check
+// of hcp-rego push, as someone with write access to the registry could.
 func rawPush(t *testing.T, addr, repo, tag string, tarball []byte, revision string) {
 	t.Helper()
 	base := "http://" + addr + "/v2/" + repo

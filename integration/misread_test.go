@@ -25,7 +25,8 @@ var sidecarRefusals = map[string]string{
 
 // TestSidecarRefusesMisreads starts `opa run --server` on each bundle that
 // hcp-rego refuses because a sidecar would read it differently from the
-// embedded evaluator (SPEC §4.3), beside the runtime's bundle: OPA refuses
+// embedded evaluator (docs/bundles.md, "What a sidecar would read
+// differently"), beside the runtime's bundle: OPA refuses
 // to start, where the embedded evaluator, before hcp-rego refused these,
 // decided with them; and hcp-rego's reader refuses each.
 func TestSidecarRefusesMisreads(t *testing.T) {

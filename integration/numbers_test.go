@@ -18,12 +18,12 @@ func longNumberCall(amount string) string {
 }
 
 // TestSidecarLongNumbers sends a sidecar numbers and numeric strings of 65
-// characters, 1 KB and 1 MB in a limited argument. SPEC §3.4 bounds a
-// number at 64 characters, so each is confirm_required, and OPA answers
-// 200, where its number comparison once panicked on a megabyte. That the
-// allow rules never parse the long value, which also took the sidecar
-// seconds, is TestLongNumbersMeetOnlyTheLengthCheck's (package rego, the
-// same OPA).
+// characters, 1 KB and 1 MB in a limited argument. docs/decisions.md
+// (item 8) bounds a number at 64 characters, so each is confirm_required,
+// and OPA answers 200, where its number comparison once panicked on a
+// megabyte. That the allow rules never parse the long value, which also
+// took the sidecar seconds, is TestLongNumbersMeetOnlyTheLengthCheck's
+// (package rego, the same OPA).
 func TestSidecarLongNumbers(t *testing.T) {
 	t.Parallel()
 	s := startOPA(t, "--bundle", buildFile(t, exampleModel(t, acme), "", nil))

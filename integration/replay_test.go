@@ -125,7 +125,7 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-// expected is what SPEC §5.5 says a replay of records against the
+// expected is what docs/replay.md says a replay of records against the
 // reference's r2 reports, worked out here on its own terms.
 type expected struct {
 	report struct {
@@ -235,7 +235,7 @@ func field(doc map[string]any, outer, inner string) any {
 }
 
 // check holds replay's json output to the expectation: every count, every
-// group with its count and example, and the order of SPEC §5.5.
+// group with its count and example, and the order of docs/replay.md.
 func (e *expected) check(t *testing.T, out []byte) {
 	t.Helper()
 	var got struct {

@@ -1,6 +1,7 @@
 package rego
 
-// Decision is a decision document (SPEC §3.6): Doc as the library returned
+// Decision is a decision document
+// (docs/decisions.md#the-decision-document): Doc as the library returned
 // it, which eval prints and case files match, and its members decoded
 // once, so that hcp-rego reads them by name, never by string key.
 type Decision struct {

@@ -93,8 +93,8 @@ func TestDifferentialRandom(t *testing.T) {
 	}
 }
 
-// extLayers are runtime layers (SPEC §4.2) as a Rego module and as the
-// reference sees the same values.
+// extLayers are runtime layers (docs/decisions.md item 6) as a Rego module
+// and as the reference sees the same values.
 var extLayers = []struct {
 	name   string
 	module string

@@ -36,8 +36,9 @@ type Evaluator struct {
 	listing  oparego.PreparedEvalQuery
 }
 
-// Result is one decision: the document of SPEC §3.6 and the GPARS error
-// object, nil when none is defined.
+// Result is one decision: the document of
+// docs/decisions.md#the-decision-document and the GPARS error object, nil
+// when none is defined.
 type Result struct {
 	Decision   Decision
 	GPARSError map[string]any

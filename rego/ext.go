@@ -16,14 +16,16 @@ import (
 
 // ReadExt reads a runtime's own rules for the embedded evaluator: .rego
 // files, or folders of them. Every module must be in package hcp.ext or
-// below (the runtime's root, SPEC §4.2), so that it can only add deny and
-// confirm reasons and never redefine the decision.
+// below (the runtime's root: docs/bundles.md, "Beside a runtime bundle"),
+// so that it can only add deny and confirm reasons and never redefine the
+// decision.
 //
 // What ReadExt would otherwise pass over is refused, since a runtime's
 // deny rules that are silently not loaded make decisions wider: a file
 // that is not .rego, a folder with no module, a data file (a runtime
 // bundle's data.json), which it does not read. So is what OPA's two ways
-// of reading a folder read differently (SPEC §5): `opa run --bundle DIR`
+// of reading a folder read differently
+// (docs/decisions.md#evaluating-one-call-eval): `opa run --bundle DIR`
 // skips symbolic links and takes .signatures.json as the bundle's
 // signatures, `opa run DIR` follows links and reads .signatures.json as
 // data. A link anywhere under a path, the path itself too (its last name:
@@ -33,7 +35,7 @@ import (
 // No name is skipped, whatever it starts with: OPA's loader (`opa eval
 // -d`, `opa run`, `opa run --bundle`) reads files and folders whose names
 // start with "." or "_", and a rule the sidecar loads must be read here
-// too (SPEC §5).
+// too (docs/decisions.md#evaluating-one-call-eval).
 //
 // The terms of every module are counted against terms, the budget of the
 // run, before it is parsed; nil gives the modules a budget of their own

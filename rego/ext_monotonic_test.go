@@ -7,9 +7,9 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/reference"
 )
 
-// extRules are runtime rules (package hcp.ext, SPEC §4.2), most of them
-// conditional on the input. Layer k holds the first k rules, so each layer
-// is the one before with one rule added.
+// extRules are runtime rules (package hcp.ext, docs/decisions.md item 6),
+// most of them conditional on the input. Layer k holds the first k rules,
+// so each layer is the one before with one rule added.
 var extRules = []struct {
 	rule  string
 	inert bool // defines names that the decision library never reads

@@ -23,7 +23,8 @@ func readGarbage(t testing.TB) garbagetest.Corpus {
 	return c
 }
 
-// wantInvalidGPARS is its GPARS error, exactly (SPEC §3.6).
+// wantInvalidGPARS is its GPARS error, exactly
+// (docs/decisions.md#the-decision-document).
 var wantInvalidGPARS = map[string]any{
 	"code":    json.Number("-32001"),
 	"message": "The request is not permitted for this agent.",
@@ -96,8 +97,9 @@ func TestGarbageInputIsInvalid(t *testing.T) {
 	}
 }
 
-// TestGarbageUnderRuntimeLayer checks that no runtime layer (SPEC §4.2)
-// changes the decision on malformed input: input is checked first.
+// TestGarbageUnderRuntimeLayer checks that no runtime layer
+// (docs/decisions.md item 6) changes the decision on malformed input:
+// input is checked first.
 func TestGarbageUnderRuntimeLayer(t *testing.T) {
 	c := readGarbage(t)
 	ev := exampleEvaluator(t, exampleModel(t), hcprego.WithModule("ext.rego", "package hcp.ext\n\ndeny contains \"stop\"\n\nconfirm contains \"ask\"\n"))

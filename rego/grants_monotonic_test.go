@@ -13,9 +13,10 @@ import (
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
-// Removing a grant never widens a decision, with one exception (SPEC §2.3,
-// docs/reliability.md "Fewer grants, more access"): default grants hold only for a
-// principal to whom no principal:/role: grant applies, so removing the
+// Removing a grant never widens a decision, with one exception
+// (docs/decisions.md item 4, docs/reliability.md "Fewer grants, more
+// access"): default grants hold only for a principal to whom no
+// principal:/role: grant applies, so removing the
 // last such grant that applied to a principal hands it the default grants,
 // which may give what it did not hold before.
 
@@ -67,8 +68,8 @@ func withoutGrant(t *testing.T, m *compile.Model, drop int) *compile.Model {
 }
 
 // named reports whether some principal:/role: grant applies to principal
-// (SPEC §2.3), so that default grants do not: written from the SPEC text,
-// independently of both evaluators.
+// (docs/decisions.md item 4), so that default grants do not: written from
+// that text, independently of both evaluators.
 func named(principal map[string]any, grants []*compile.Grant) bool {
 	id, _ := principal["id"].(string)
 	tenant, _ := principal["tenant"].(string)
@@ -86,7 +87,7 @@ func named(principal map[string]any, grants []*compile.Grant) bool {
 }
 
 // pastCapability reports whether a decision passed the capability step
-// of the chain (SPEC §3.2).
+// of the chain (docs/decisions.md#the-chain).
 func pastCapability(code any) bool {
 	return slices.Contains([]any{"land_denied", "runtime_denied", "confirm_required", "allowed"}, code)
 }

@@ -13,16 +13,17 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/schema"
 )
 
-// chainCodes are the decision codes of SPEC §3.2.
+// chainCodes are the decision codes of docs/decisions.md#the-chain.
 var chainCodes = []string{"invalid_input", "unknown_command", "pack_unavailable", "capability_required", "land_denied", "runtime_denied", "confirm_required", "allowed"}
 
 // FuzzDecisionInput decides any JSON document with the embedded evaluator
 // on the example packs: it never errors, always gives a decision with a
 // known code, allows only as "allowed", gives a GPARS error exactly when
 // it refuses, and decides invalid_input exactly when the input schema
-// (hcp-rego schema input, SPEC §3.1) rejects the document, so a malformed
-// input is never allowed. Seeds: the example inputs, the inputs of the
-// case files in testdata/cases, and the garbage corpus.
+// (hcp-rego schema input, docs/files.md#the-decision-input) rejects the
+// document, so a malformed input is never allowed. Seeds: the example
+// inputs, the inputs of the case files in testdata/cases, and the garbage
+// corpus.
 func FuzzDecisionInput(f *testing.F) {
 	for _, pattern := range []string{"../testdata/inputs/*.json", "testdata/*.json"} {
 		paths, _ := filepath.Glob(pattern)

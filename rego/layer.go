@@ -11,8 +11,8 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
-// layerQuery asks for the runtime layer's two values (SPEC §4.2), each
-// [] when undefined.
+// layerQuery asks for the runtime layer's two values (docs/decisions.md
+// item 6), each [] when undefined.
 const layerQuery = "deny := [x | x := data.hcp.ext.deny]; confirm := [x | x := data.hcp.ext.confirm]"
 
 // Layer is a runtime's hcp.ext rules evaluated alone, without the

@@ -18,10 +18,10 @@ import (
 
 // longReads counts, by library file and function, the calls that are
 // given a string or number of more than 64 characters (the longest number
-// a limit judges, SPEC §3.4). A count of evaluation steps cannot see the
-// work inside one call (regex.match on a megabyte is one step); which
-// functions a long value reaches, and how often, bounds that work, and is
-// the same on every run.
+// a limit judges, docs/decisions.md item 8). A count of evaluation steps
+// cannot see the work inside one call (regex.match on a megabyte is one
+// step); which functions a long value reaches, and how often, bounds that
+// work, and is the same on every run.
 type longReads map[longRead]int
 
 // longRead is a function called, in a file of the library.

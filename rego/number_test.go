@@ -11,8 +11,8 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/reference"
 )
 
-// Numbers an allow rule judges (SPEC §3.4): exact decimals of at most 64
-// characters as written, never rounded to a float64.
+// Numbers an allow rule judges (docs/decisions.md item 8): exact decimals
+// of at most 64 characters as written, never rounded to a float64.
 
 var (
 	// above64 is 12.5 plus a little, in 64 characters; one more digit
@@ -31,7 +31,8 @@ var spellings = []string{
 	above64, above65, "1e30000", "9.99e29999", "-1e-30000",
 }
 
-// numericString is the string form SPEC §3.4 counts as a number.
+// numericString is the string form docs/decisions.md (item 8) counts as a
+// number.
 var numericString = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 
 // forms are the ways to write a number in JSON: as a number and, when its
@@ -103,8 +104,9 @@ func TestNumberSpellingsDifferential(t *testing.T) {
 	}
 }
 
-// TestNumberLimits pins what SPEC §3.4 says of chosen spellings, so that
-// a reference that rounded as Rego once did would not hide it.
+// TestNumberLimits pins what docs/decisions.md (item 8) says of chosen
+// spellings, so that a reference that rounded as Rego once did would not
+// hide it.
 func TestNumberLimits(t *testing.T) {
 	p := newPair(t, diffModel(t), "", reference.Ext{})
 	tests := []struct {

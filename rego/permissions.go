@@ -7,7 +7,8 @@ import (
 	oparego "github.com/open-policy-agent/opa/v1/rego"
 )
 
-// PermissionsQuery is the query of a listing (SPEC §3.7), as an operator's
+// PermissionsQuery is the query of a listing
+// (docs/permissions.md#the-query), as an operator's
 // console asks a sidecar.
 const PermissionsQuery = "data.hcp.authz.permissions"
 

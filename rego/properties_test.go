@@ -12,10 +12,10 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/reference"
 )
 
-// TestGPARSErrorFields checks the GPARS error of every deny code (SPEC
-// §3.6): exactly code, message and data.gpars_code, the message fixed but
-// for the key or pack, and nothing of the policy, the grants or the
-// capability.
+// TestGPARSErrorFields checks the GPARS error of every deny code
+// (docs/decisions.md#the-decision-document): exactly code, message and
+// data.gpars_code, the message fixed but for the key or pack, and nothing
+// of the policy, the grants or the capability.
 func TestGPARSErrorFields(t *testing.T) {
 	m := diffModel(t)
 	p := newPair(t, m, "package hcp.ext\n\ndeny contains \"stop\" if input.args.stop\n", reference.Ext{})
@@ -86,7 +86,8 @@ func TestNoGPARSErrorWhenNotRefused(t *testing.T) {
 	}
 }
 
-// TestIdentityComesOnlyFromPrincipal checks SPEC §3.1: agent, args.tenant,
+// TestIdentityComesOnlyFromPrincipal checks
+// docs/files.md#the-decision-input: agent, args.tenant,
 // args.entity and args.workspace never change who the caller is or which
 // tenant applies, so never the decision or the grant that gave it. (Extra
 // arguments do change which exact allow rules match a call, by design, so
@@ -123,9 +124,10 @@ func TestIdentityComesOnlyFromPrincipal(t *testing.T) {
 	}
 }
 
-// TestRuntimeLayerOnlyNarrows checks SPEC §4.2 on random inputs: under
-// every runtime layer, a call is allowed only if it is allowed without the
-// layer, and a confirm_required never becomes allowed.
+// TestRuntimeLayerOnlyNarrows checks docs/reliability.md ("No widening")
+// on random inputs: under every runtime layer, a call is allowed only if
+// it is allowed without the layer, and a confirm_required never becomes
+// allowed.
 func TestRuntimeLayerOnlyNarrows(t *testing.T) {
 	m := diffModel(t)
 	plain := newPair(t, m, "", reference.Ext{})

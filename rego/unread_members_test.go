@@ -95,7 +95,8 @@ func unreadBundle(t *testing.T) (*bundle.Bundle, map[string]any) {
 // TestUnreadMembersCostADecisionNothing decides a call carrying many
 // members the chain does not read, at the top level and nested under one
 // member: the decision costs the same steps either way, and allocations
-// within twice (SPEC §5), for a well-formed call and for a malformed one.
+// within twice (docs/decisions.md item 1), for a well-formed call and for
+// a malformed one.
 func TestUnreadMembersCostADecisionNothing(t *testing.T) {
 	b, in := unreadBundle(t)
 	pq := prepare(t, b, hcprego.DecisionQuery)
@@ -113,9 +114,10 @@ func TestUnreadMembersCostADecisionNothing(t *testing.T) {
 // TestUnreadMembersCostAListingOneReading lists a pack of some thirty
 // commands and triggers, under a runtime layer, for an input carrying many
 // members the chain does not read: the listing refuses it, naming the
-// bound, at no more cost than one decision's reading of it (SPEC §3.7),
-// never a reading a key; and one at the bounds (64 members, 65,536
-// characters) costs less than asking for each key in turn.
+// bound, at no more cost than one decision's reading of it
+// (docs/permissions.md#the-query), never a reading a key; and one at the
+// bounds (64 members, 65,536 characters) costs less than asking for each
+// key in turn.
 func TestUnreadMembersCostAListingOneReading(t *testing.T) {
 	b, in := unreadBundle(t)
 	const layer = "package hcp.ext\n\nconfirm contains \"reads\" if startswith(input.verb_key, \"read\")\n"

@@ -13,9 +13,10 @@ import (
 // TestHostileBundleEmptyEntries gives eval --bundle the archive of the
 // review: a good bundle and 480,000 empty entries, 3.4 MB compressed,
 // which it read in 362 MB as entries that counted for nothing. Every
-// entry counts (SPEC §5), 1 KiB besides its content, files and folders
-// alike: exit 2, the limit in all named, within what the limit lets a
-// reader hold. The same bundle with 1,000 empty files is decided.
+// entry counts (docs/bundles.md, "Reading limits"), 1 KiB besides its
+// content, files and folders alike: exit 2, the limit in all named, within
+// what the limit lets a reader hold. The same bundle with 1,000 empty
+// files is decided.
 func TestHostileBundleEmptyEntries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads archives of 480,000 entries")

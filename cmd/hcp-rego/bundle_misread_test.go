@@ -21,10 +21,10 @@ import (
 // (eval --bundle and permissions --bundle, with and without --ext, replay
 // --bundle of a file, with and without --ext, and of a REF, push, pull)
 // each change of a built bundle that an OPA sidecar would read differently
-// from the embedded evaluator (SPEC §4.3: roots not ours, WebAssembly, a
-// module or data outside the roots): exit 2, nothing on stdout, the
-// bundle named and what is wrong; push asks the registry nothing, pull
-// writes nothing. The bundle as built passes every command.
+// from the embedded evaluator (docs/bundles.md: roots not ours,
+// WebAssembly, a module or data outside the roots): exit 2, nothing on
+// stdout, the bundle named and what is wrong; push asks the registry
+// nothing, pull writes nothing. The bundle as built passes every command.
 func TestBundlesASidecarMisreads(t *testing.T) {
 	t.Setenv("DOCKER_CONFIG", t.TempDir()) // no credentials, whatever the machine's
 	dir, _ := fixture(t, map[string]string{"ext/ext.rego": "package hcp.ext\n\ndeny contains \"frozen\" if input.frozen\n"})

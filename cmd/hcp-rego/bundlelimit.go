@@ -10,7 +10,8 @@ import (
 // bundle (eval --bundle, permissions --bundle, pull, push, replay
 // --bundle): the most the bundle may hold uncompressed, in all and in one
 // file, and a twelfth of it JSON values in its data files and a 256th of
-// it terms in its Rego modules (bundles.LimitsOf; SPEC §5).
+// it terms in its Rego modules (bundles.LimitsOf; docs/bundles.md,
+// "Reading limits").
 type bundleLimit struct{ sizeValue }
 
 // raiseBundles is what a refusal for want of a bundle's limits says last.

@@ -152,7 +152,8 @@ var hostileNames = []string{"\n::error::x", "a\x1b[31mb", "c\rd", "\x1b]0;title\
 // does, on hostile arguments, in a folder of hostile file names: nothing
 // it prints, on stdout, on stderr, or on the process's own stderr (where
 // cobra writes its completion errors), holds a control character but a
-// line break or a tab, or has a line that starts with "::" (SPEC §5).
+// line break or a tab, or has a line that starts with "::"
+// (docs/reliability.md, "Names cannot write output of their own").
 func TestCompletionPrintsNoArgumentRaw(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range hostileNames {

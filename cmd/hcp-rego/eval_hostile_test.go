@@ -27,7 +27,9 @@ func normalJSON(t *testing.T, v any) any {
 
 // garbageInputs reads the garbage corpus that the rego and integration
 // tests share (rego/testdata/garbage.json): each input with the whole
-// decision document eval must print for it (SPEC §3.1, §3.6).
+// decision document eval must print for it
+// (docs/files.md#the-decision-input,
+// docs/decisions.md#the-decision-document).
 func garbageInputs(t *testing.T) (inputs []any, want []map[string]any) {
 	t.Helper()
 	c, err := garbagetest.Read("../../rego/testdata/garbage.json")

@@ -10,7 +10,7 @@ import (
 )
 
 // longNumberCall is a gated call whose amount is written as given, checked
-// against four allow rules that limit it (SPEC §3.4).
+// against four allow rules that limit it (docs/decisions.md item 8).
 func longNumberCall(amount string) string {
 	return fmt.Sprintf(`{"principal": {"id": "bob", "roles": ["member"]}, "pack_id": "ledger", "verb_key": "transfer", "owner": "bob",
 		"args": {"amount": %s}, "access": {"allow": [
@@ -22,11 +22,11 @@ func longNumberCall(amount string) string {
 
 // TestEvalLongNumbers decides numbers and numeric strings of 65
 // characters, 1 KB and 1 MB in a limited argument: no limit accepts one
-// (SPEC §3.4: at most 64 characters), so each is confirm_required, with no
-// panic, within the allocation bound of one reading of the input. That
-// the allow rules never parse the long value (OPA's number comparison
-// once took seconds, and panicked, on a megabyte) is
-// TestLongNumbersMeetOnlyTheLengthCheck's, in package rego.
+// (docs/decisions.md item 8: at most 64 characters), so each is
+// confirm_required, with no panic, within the allocation bound of one
+// reading of the input. That the allow rules never parse the long value
+// (OPA's number comparison once took seconds, and panicked, on a megabyte)
+// is TestLongNumbersMeetOnlyTheLengthCheck's, in package rego.
 func TestEvalLongNumbers(t *testing.T) {
 	dir, _ := fixture(t, nil)
 	input := filepath.Join(dir, "call.json")

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Exit codes, mapped in this one place (SPEC §5).
+// Exit codes, mapped in this one place (docs/commands.md, "Exit codes").
 const (
 	exitOK       = 0 // success
 	exitFindings = 1 // lint findings, failing tests, a denied decision under --fail-on-deny, a rollout not done (status)

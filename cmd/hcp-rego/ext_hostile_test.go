@@ -91,7 +91,8 @@ func TestExtFoldersRefused(t *testing.T) {
 }
 
 // TestExtLinksRefused checks that --ext refuses a symbolic link anywhere
-// under its path, the path itself too, naming the link (SPEC §5): `opa
+// under its path, the path itself too, naming the link
+// (docs/decisions.md#evaluating-one-call-eval): `opa
 // run --bundle DIR` skips links and `opa run DIR` follows them, so a rule
 // behind one (a Kubernetes ConfigMap mount: the files are links into a
 // hidden, timestamped folder, which a second link also names) denies in
@@ -222,7 +223,8 @@ func link(t *testing.T, target, dir, name string) string {
 }
 
 // TestExtReadsEveryName checks that --ext reads every .rego file that
-// OPA's loader reads from the same folder (SPEC §5), whatever its name
+// OPA's loader reads from the same folder
+// (docs/decisions.md#evaluating-one-call-eval), whatever its name
 // or its folders' names start with: `opa eval -d`, `opa run` and
 // `opa run --bundle` skip no name, so a rule in hcp/ext/_deny.rego or
 // .d/deny.rego denies in the sidecar and must deny here too. What is

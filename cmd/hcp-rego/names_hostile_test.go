@@ -55,7 +55,8 @@ func hostileTree(t *testing.T) string {
 // escapes (a revision too): no line of stdout or stderr is started by an
 // input (only the workflow commands test --format github writes itself
 // start with "::"), and no control character reaches either raw but the
-// line feed (SPEC §5). JSON and JUnit are structured: JSON escapes every
+// line feed (docs/reliability.md, "Names cannot write output of their
+// own"). JSON and JUnit are structured: JSON escapes every
 // C0 control, JUnit's XML escapes line breaks in attributes and holds no
 // character XML 1.0 forbids.
 func TestHostileNamesPrintEscaped(t *testing.T) {
@@ -149,7 +150,8 @@ func checkEscaped(t *testing.T, stream, out string, github int, c1 bool) {
 
 // leadNames are printable names that, printed first on a line as they
 // are, would start a GitHub workflow command or read as one of
-// hcp-rego's own result lines (SPEC §5).
+// hcp-rego's own result lines (docs/reliability.md, "Names cannot write
+// output of their own").
 var leadNames = []string{"::error::x", "::set-output name=a::b", "99 passed, 0 failed", "ok: 9 packs (9 rows), 0 grant files (0 grants)", "PASS forged", "FAIL forged", "note: forged"}
 
 // The faults a leadTree can hold.

@@ -12,9 +12,9 @@ import (
 )
 
 // An output (-o) must never replace an input, nor write into an input
-// pack folder (issue 15, SPEC §5): each command that writes -o refuses
-// such an output with exit 2, names the output and the input, and writes
-// nothing.
+// pack folder (issue 15; docs/reliability.md, "An output never replaces an
+// input"): each command that writes -o refuses such an output with exit 2,
+// names the output and the input, and writes nothing.
 
 // outputCommand is a command line that writes -o: "PACK" stands for the
 // pack folder argument, "OUT" for the output, "@PATH" for PATH in the

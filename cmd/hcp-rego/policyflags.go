@@ -44,7 +44,8 @@ type policyFlags struct {
 
 // bundleArg is --bundle's value: the bundles named, a policy bundle and
 // the shards of its build that a sidecar loads beside it, or the build's
-// folder (SPEC §4.4). It is repeatable.
+// folder (docs/fleet.md#tenant-shards-a-fleet-past-one-bundle). It is
+// repeatable.
 type bundleArg []string
 
 func (b *bundleArg) Set(s string) error { *b = append(*b, s); return nil }

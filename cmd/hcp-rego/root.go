@@ -42,7 +42,8 @@ func run(args []string, s streams) int {
 }
 
 // errorText is what stderr shows of err, printable and with no line an
-// input can start (SPEC §5): the problems of a problem.Errors each on its
+// input can start (docs/reliability.md, "Names cannot write output of
+// their own"): the problems of a problem.Errors each on its
 // line (each is made printable where it is made), and everything else,
 // a message that names a file as the system or OPA does, escaped whole,
 // its line breaks written \n.

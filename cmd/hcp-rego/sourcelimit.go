@@ -9,9 +9,9 @@ import (
 
 // sourceLimit is the --max-source-bytes flag of a command that reads
 // packs and grant files: the most bytes they may hold in all, and a 16th
-// of that JSON values (compile.Limits, document.SourceLimits; SPEC §5).
-// The default holds 1,000,000 grants in one file or many and 10,000
-// packs.
+// of that JSON values (compile.Limits, document.SourceLimits;
+// docs/commands.md#limits). The default holds 1,000,000 grants in one file
+// or many and 10,000 packs.
 type sourceLimit struct{ sizeValue }
 
 // raiseSources is what a refusal for want of the run's bytes or values

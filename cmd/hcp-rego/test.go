@@ -119,7 +119,7 @@ func runTest(ctx context.Context, s streams, o testOptions) error {
 		summary = s.err
 		if report.Coverage != nil && o.format == "junit" {
 			// JUnit has no place for it: what no case reached goes to
-			// stderr, whole (SPEC §5.1).
+			// stderr, whole (docs/tests.md, "The totals line").
 			fmt.Fprint(summary, report.Coverage.Text())
 		}
 	}

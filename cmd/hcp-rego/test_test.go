@@ -113,8 +113,8 @@ func TestTestDogfoodJUnit(t *testing.T) {
 // TestTestSameFromAnyFolder runs the example tests from the repository's
 // root, from inside testdata, and on a copy of testdata under another
 // name, from beside it and from inside it, by relative and absolute
-// paths: the results are the same, all passing (SPEC §5.1: the paths of
-// a case's want.source are relative to the case file). They gave 31
+// paths: the results are the same, all passing (docs/tests.md: the paths
+// of a case's want.source are relative to the case file). They gave 31
 // passed and 11 failed anywhere but the root, when want.source named
 // paths as the root's run gives them to the compiler.
 func TestTestSameFromAnyFolder(t *testing.T) {

@@ -9,7 +9,8 @@ import (
 )
 
 // Misread is one way to change a bundle hcp-rego built into one that an
-// OPA sidecar reads differently from the embedded evaluator (SPEC §4.3),
+// OPA sidecar reads differently from the embedded evaluator
+// (docs/bundles.md, "What a sidecar would read differently"),
 // which every command that reads a bundle must refuse.
 type Misread struct {
 	Name string

@@ -104,11 +104,12 @@ type bruteKey struct{ wider, narrower bool }
 
 // bruteForce decides every class of calls of every key of either version.
 // A principal reaches the chain's later steps only through whether it
-// holds the key's capability (SPEC §3.2: its id and projects enter the
-// land check only by equality with owner and project_id, which every
-// context sets relative to it), so every principal is decided with every
-// land fact holding and confirm given, and one principal of each pair
-// (held under OLD, held under NEW) is decided in every context.
+// holds the key's capability (docs/decisions.md#the-chain: its id and
+// projects enter the land check only by equality with owner and
+// project_id, which every context sets relative to it), so every principal
+// is decided with every land fact holding and confirm given, and one
+// principal of each pair (held under OLD, held under NEW) is decided in
+// every context.
 func bruteForce(t *testing.T, before, after *compile.Model) map[Key]bruteKey {
 	t.Helper()
 	evOld := reference.New(before.Packs(), before.Grants())

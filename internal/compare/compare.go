@@ -56,9 +56,9 @@ func (r *Report) Widens() bool {
 	return false
 }
 
-// Layer is a runtime's own rules (SPEC §4.2), the same in both versions:
-// Values gives data.hcp.ext.deny and data.hcp.ext.confirm for an input,
-// as decoded JSON (nil when undefined).
+// Layer is a runtime's own rules (docs/decisions.md item 6), the same in
+// both versions: Values gives data.hcp.ext.deny and data.hcp.ext.confirm
+// for an input, as decoded JSON (nil when undefined).
 type Layer interface {
 	Values(ctx context.Context, input map[string]any) (deny, confirm any, err error)
 }
@@ -73,9 +73,9 @@ type Options struct {
 // Compare decides, for every command and trigger of either version, how
 // NEW decides every call that any principal could make against how OLD
 // decides it, and returns the keys that differ with an example each way
-// (SPEC §5.6). The space of calls is infinite, but the decision reads
-// names only by equality with the names the grants and rows hold, so it
-// falls into finitely many classes, and Compare decides each class: see
+// (docs/compare.md). The space of calls is infinite, but the decision
+// reads names only by equality with the names the grants and rows hold, so
+// it falls into finitely many classes, and Compare decides each class: see
 // docs/compare.md for the argument. Each example is decided by the Go
 // reference evaluator on both versions, and must show the difference the
 // analysis predicted: a disagreement is an error, never a verdict.

@@ -12,14 +12,15 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/reference"
 )
 
-// cornerPair is the default rule's corner (SPEC §2.3): OLD lets everyone
-// read v1 by a default grant, and names role r2 by a grant on v2, so a
-// holder of r2 gets no default grant and cannot read v1. NEW adds a grant
-// of v1 to role r1. A holder of r1 alone read v1 before (by default) and
-// still does; a holder of r2 alone could not and still cannot; a holder
-// of both could not (r2 names it) and now can (r1 covers it). The change
-// widens v1 for a principal holding two roles at once and for no
-// principal holding one, which a matrix (one subject a cell) cannot see.
+// cornerPair is the default rule's corner (docs/decisions.md item 4): OLD
+// lets everyone read v1 by a default grant, and names role r2 by a grant
+// on v2, so a holder of r2 gets no default grant and cannot read v1. NEW
+// adds a grant of v1 to role r1. A holder of r1 alone read v1 before (by
+// default) and still does; a holder of r2 alone could not and still
+// cannot; a holder of both could not (r2 names it) and now can (r1 covers
+// it). The change widens v1 for a principal holding two roles at once and
+// for no principal holding one, which a matrix (one subject a cell) cannot
+// see.
 func cornerPair() (before, after repo) {
 	before = repo{
 		Packs: map[string]pack{"p1": {Verbs: map[string]row{

@@ -1,8 +1,8 @@
 // Package compare decides how two versions of a policy repository differ
-// on every call that any principal could make (`hcp-rego compare`, SPEC
-// §5.6): for each command and trigger, a verdict (same, narrower, wider,
-// mixed, added, removed) and an example call each way, decided by the Go
-// reference evaluator on both versions.
+// on every call that any principal could make (`hcp-rego compare`,
+// docs/compare.md): for each command and trigger, a verdict (same,
+// narrower, wider, mixed, added, removed) and an example call each way,
+// decided by the Go reference evaluator on both versions.
 //
 // The space of calls is infinite, but the decision reads names only by
 // equality, so it falls into finitely many classes that decide alike:

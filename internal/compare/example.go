@@ -73,7 +73,8 @@ const (
 	outside      = "/elsewhere/file.txt"
 )
 
-// Input is the call's complete decision input (SPEC §3.1), as decoded
+// Input is the call's complete decision input
+// (docs/files.md#the-decision-input), as decoded
 // JSON: every member given, so that it decides alike wherever it is sent.
 // It is Document's value, member for member, so that what is decided is
 // what is printed (TestInputIsDocument).
@@ -113,7 +114,7 @@ func anyStrings(list []string) []any {
 }
 
 // Document is the call's input as it is printed, its members in the
-// order of SPEC §3.1.
+// order of the example input of docs/files.md#the-decision-input.
 func (c Call) Document() InputDocument {
 	d := InputDocument{
 		Principal: PrincipalDocument{ID: c.ID, Tenant: c.Tenant, Roles: append([]string{}, c.Roles...), Projects: []string{ownProject}},

@@ -4,7 +4,8 @@ import "slices"
 
 // This file decides which pairs (held under OLD, held under NEW) of the
 // key's capability some principal can have: the finite part of the space
-// that names make (SPEC §2.3, §3.3). docs/compare.md gives the argument.
+// that names make (docs/decisions.md: capability, item 4).
+// docs/compare.md gives the argument.
 //
 // For one tenant class, a principal's id and each of its roles has a type
 // (four bits: named and covers, in each version), and the principal's

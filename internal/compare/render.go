@@ -255,10 +255,10 @@ func toJSON(ex *Example) *jsonExample {
 	return &jsonExample{Input: ex.Call.Document(), Old: jsonDecision(ex.Old), New: jsonDecision(ex.New), Masked: ex.Masked}
 }
 
-// WriteJSON writes the report as one JSON object, the shape of SPEC
-// §5.6: {"keys": [...], "counts": {...}}, keys holding every key that is
-// not the same. It writes a key at a time, so that the inputs of a large
-// report are never all held at once.
+// WriteJSON writes the report as one JSON object, the shape of
+// docs/compare.md: {"keys": [...], "counts": {...}}, keys holding every
+// key that is not the same. It writes a key at a time, so that the inputs
+// of a large report are never all held at once.
 func WriteJSON(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("{\n  \"keys\": [")

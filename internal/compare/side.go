@@ -29,11 +29,11 @@ type cell struct {
 }
 
 // side is one version's grants, reduced to what a decision reads of them
-// (SPEC §2.3, §3.3): which holders are named by a principal:/role: grant
-// anywhere (a principal matched by one gets no default grant), which
-// holders fill each cell, and the tenants of the default grants that fill
-// it. Positions are left out: they choose source.grant, never the
-// disposition.
+// (docs/decisions.md: capability, item 4): which holders are
+// named by a principal:/role: grant anywhere (a principal matched by one
+// gets no default grant), which holders fill each cell, and the tenants of
+// the default grants that fill it. Positions are left out: they choose
+// source.grant, never the disposition.
 type side struct {
 	named    map[holder]bool
 	cover    map[cell][]holder

@@ -14,7 +14,7 @@ import (
 // holding it exists anywhere (named), and whether one gives the key's
 // capability (covers). Covers implies named. A principal's own bits are
 // the OR of its id's and its roles' types: everything the decision reads
-// of its identity (SPEC §2.3, §3.3).
+// of its identity (docs/decisions.md: capability, item 4).
 const (
 	namedOld  uint8 = 1 << iota // some principal:/role: grant of OLD applies
 	coversOld                   // one of them gives the key's capability in OLD

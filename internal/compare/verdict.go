@@ -35,7 +35,7 @@ func dispositionOf(code string) Disposition {
 	return Deny
 }
 
-// Verdict is what compare says of a key (SPEC §5.6).
+// Verdict is what compare says of a key (docs/compare.md).
 type Verdict string
 
 // The verdicts.
@@ -48,10 +48,11 @@ const (
 	Removed  Verdict = "removed"
 )
 
-// approval is what a call brings to the confirm gate (SPEC §3.4), as
-// three classes: nothing (mode ask, no confirm or apply, no allow rule
-// that matches), mode run alone, or confirm: true (as apply: true and a
-// matching allow rule do, for every gate).
+// approval is what a call brings to the confirm gate
+// (docs/decisions.md#the-chain, gate), as three classes: nothing (mode
+// ask, no confirm or apply, no allow rule that matches), mode run alone,
+// or confirm: true (as apply: true and a matching allow rule do, for every
+// gate).
 type approval uint8
 
 const (

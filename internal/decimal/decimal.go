@@ -14,9 +14,9 @@ import (
 )
 
 // MaxNumberLen is the longest number, as written, that is judged by value
-// (SPEC §3.4): an allow rule's limit fails on a longer one, and a longer
-// number equals only the same text. The bound keeps every comparison as
-// cheap as reading the number, whatever the input holds.
+// (docs/decisions.md item 8): an allow rule's limit fails on a longer one,
+// and a longer number equals only the same text. The bound keeps every
+// comparison as cheap as reading the number, whatever the input holds.
 const MaxNumberLen = 64
 
 // Decimal is an exact decimal number: (-1)^neg × 0.digits × 10^exp, with
@@ -32,7 +32,8 @@ type Decimal struct {
 // in parts: sign, whole digits, fraction digits and exponent.
 var decimalText = regexp.MustCompile(`^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([-+]?[0-9]+))?$`)
 
-// numericString is the string form SPEC §3.4 counts as a number.
+// numericString is the string form docs/decisions.md (item 8) counts as a
+// number.
 var numericString = regexp.MustCompile(`^-?[0-9]+(?:\.[0-9]+)?$`)
 
 // LimitNumber reads v as an allow rule's limits read it: a JSON number or a

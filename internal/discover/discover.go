@@ -113,7 +113,7 @@ func OnceEach(paths []string) []string {
 // such a path is that file's path with the links of its folders resolved
 // (every later filepath.Join would clean it as text again). Its last name
 // is kept as it is: a link there is still the link that path names, which
-// --ext refuses (SPEC §5).
+// --ext refuses (docs/decisions.md#evaluating-one-call-eval).
 func Tidy(path string) string {
 	clean := filepath.Clean(path)
 	if clean == path || SamePath(clean) == SamePath(path) {
@@ -181,7 +181,7 @@ func findPacks(root string) ([]string, error) {
 }
 
 // Found is what discovery finds under the PATHs of `hcp-rego test` and of
-// `matrix --diff` (SPEC §5.1).
+// `matrix --diff` (docs/tests.md).
 type Found struct {
 	Packs      []string
 	GrantFiles []string
@@ -317,7 +317,8 @@ func skipUnreadable(root, path string, d fs.DirEntry, err error, errs *problem.E
 }
 
 // isGrantFile reports whether a parsed JSON document is a grant file by
-// shape: an object with a "grants" member. SPEC §5.1 says a grants array;
+// shape: an object with a "grants" member. A grant file holds a grants
+// array (docs/reliability.md, "Discovery takes a grant file by content");
 // a "grants" member of another type makes a broken grant file, which
 // loading then reports, rather than a file silently passed over: a grant
 // set dropped by a typo can change decisions (default grants take over).

@@ -6,7 +6,8 @@ import (
 	"sync/atomic"
 )
 
-// What the input files of one run may hold in all (SPEC §5). A file's
+// What the input files of one run may hold in all (docs/reliability.md,
+// "Input files are bounded in values, in total"). A file's
 // bytes are bounded by MaxFileBytes, but a parser holds values, some
 // hundred bytes each however short their text, and a run reads many files:
 // 60 MB of "[0,0,...]" made a 5 GB tree, and four such policy files 15 GB.

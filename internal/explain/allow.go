@@ -10,7 +10,7 @@ import (
 )
 
 // ruleMismatch says why an exact allow rule does not match the call, or
-// "" when it matches (SPEC §3.4, docs/decisions.md item 8).
+// "" when it matches (docs/decisions.md item 8).
 func ruleMismatch(rule any, c call) string {
 	r, ok := rule.(map[string]any)
 	if !ok {

@@ -64,8 +64,8 @@ func TestRuleMismatchNestedNumbers(t *testing.T) {
 	}
 }
 
-// Numbers compare exactly, and only up to 64 characters (SPEC §3.4), as
-// the decision does.
+// Numbers compare exactly, and only up to 64 characters (docs/decisions.md
+// item 8), as the decision does.
 func TestRuleMismatchExactNumbers(t *testing.T) {
 	long := "1" + strings.Repeat("0", 64)
 	call := readCall(decode(t, `{"principal": {"id": "a"}, "pack_id": "p", "verb_key": "send",

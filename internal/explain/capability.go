@@ -117,7 +117,7 @@ func findGrant(m *compile.Model, source string, c call) *compile.Grant {
 
 // namesPrincipal reports whether one of the grants, a principal: or role:
 // grant, applies to the principal in any pack, which turns default grants
-// off (SPEC §2.3).
+// off (docs/decisions.md item 4).
 func namesPrincipal(grants []*compile.Grant, subjects map[string]bool, tenant string) bool {
 	for _, g := range grants {
 		if subjects[g.Subject] && (g.Tenant == "" || g.Tenant == tenant) {

@@ -1,7 +1,7 @@
-// Package explain walks the chain of SPEC §3.2 for one decision in source
-// terms, for `hcp-rego eval --explain`: what each step saw, which grant
-// (file:line) gave the capability or that none did, which land fact was
-// missing, which allow rule matched and why another did not.
+// Package explain walks the chain of docs/decisions.md#the-chain for one
+// decision in source terms, for `hcp-rego eval --explain`: what each step
+// saw, which grant (file:line) gave the capability or that none did, which
+// land fact was missing, which allow rule matched and why another did not.
 //
 // The verdict of every step comes from the decision the library returned
 // (its code says where the chain stopped); this package only describes the

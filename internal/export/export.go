@@ -1,6 +1,6 @@
 // Package export writes one harness's permission file for one subject from
-// a matrix (SPEC §5.3), following seed 004 cell by cell: Claude Code's
-// settings.json permissions, Codex's config.toml mcp_servers table,
+// a matrix (docs/matrix.md), following seed 004 cell by cell: Claude
+// Code's settings.json permissions, Codex's config.toml mcp_servers table,
 // OpenCode's v2 permissions array, Gemini CLI's policy [[rule]]s and
 // Cursor's permissions.json mcpAllowlist. Each command of the packs is an
 // MCP tool named by its verb key on one server; triggers are not tools.

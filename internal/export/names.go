@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// SPEC §5.3.1: a rule is written with the name the harness itself gives the
+// As docs/matrix.md says ("Names as each harness registers them"), a rule
+// is written with the name the harness itself gives the
 // MCP tool, read from the harness's own code, so that the rule matches the
 // tool. Claude Code 2.1 and OpenCode 1.18 both turn every character of the
 // server and tool names outside [A-Za-z0-9_-] into "_" and join them: Claude

@@ -29,7 +29,8 @@ const openCodeUnwritten = "OpenCode's default policy decides for it (it allows e
 // the action OpenCode registers the tool under (OpenCodeAction). OpenCode's
 // default policy allows everything, so every tool is written, deny and ask
 // included, except one whose name OpenCode cannot tell apart or offer
-// (SPEC §5.3.1): that one is left out and noted, saying the default then
+// (docs/matrix.md, "Names as each harness registers them"): that one is
+// left out and noted, saying the default then
 // decides.
 func writeOpenCode(server string, tools, left []Tool) (*File, error) {
 	c := openCodeConfig{Schema: OpenCodeSchema, Permissions: []openCodeRule{}}

@@ -29,7 +29,8 @@ func seedMatrix(t *testing.T) *matrix.Matrix {
 // The seed's examples, as seed 004 prints them, for server "hub". Where the
 // seed describes the guest's file in words ("a guest sets effect on the
 // last two rules to deny"), the text here follows those words. Claude Code's
-// and OpenCode's names are those the harness registers (SPEC §5.3.1), as
+// and OpenCode's names are those the harness registers (docs/matrix.md,
+// "Names as each harness registers them"), as
 // seed 004 asks them to be checked on delivery: documents.search is
 // registered as mcp__hub__documents_search by Claude Code and
 // hub_documents_search by OpenCode, which keeps "-" (hub_case-gateway_dispatch).

@@ -1,7 +1,7 @@
 // Package fleet asks OPA sidecars which revision of a bundle each runs,
-// for `hcp-rego status` (SPEC §5.4): a rollout is done when every sidecar
-// runs the revision pushed, and a sidecar that cannot be asked is not
-// done.
+// for `hcp-rego status` (docs/fleet.md): a rollout is done when every
+// sidecar runs the revision pushed, and a sidecar that cannot be asked is
+// not done.
 //
 // A sidecar with OPA's status plugin on answers GET /v1/status with the
 // bundle's active revision, last successful activation and last error

@@ -1,10 +1,12 @@
 // Package garbagetest reads the garbage corpus (rego/testdata/garbage.json)
 // that the library's tests and the integration tests against a real OPA
 // both decide: two calls the example packs and grants allow (a command and
-// a trigger), and inputs that break SPEC §3.1 one way or many, most of them
-// one field away from an allowed call, so that a well-formedness check that
+// a trigger), and inputs that break the input shape
+// (docs/files.md#the-decision-input) one way or many, most of them one
+// field away from an allowed call, so that a well-formedness check that
 // let one through would show as an allow. Each names the reasons its
-// invalid_input decision must carry (SPEC §3.6), written out by hand.
+// invalid_input decision must carry (docs/decisions.md item 1), written
+// out by hand.
 package garbagetest
 
 import (

@@ -10,7 +10,8 @@ import (
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
-// Decision codes that a synthetic call can expect (SPEC §3.2).
+// Decision codes that a synthetic call can expect
+// (docs/decisions.md#the-chain).
 const (
 	codeAllowed    = "allowed"
 	codeConfirm    = "confirm_required"

@@ -36,7 +36,7 @@ var (
 )
 
 // exampleMatrix is the matrix of the example packs in mode ask with no
-// tenant, worked out by hand from SPEC §2.3 and §3. role:admin's only
+// tenant, worked out by hand from docs/decisions.md. role:admin's only
 // grant is for tenant acme, so without a tenant no named grant applies to
 // it and the default grants do; role:dev's file_changed grant has no
 // tenant, so it is named and gets no default grant.

@@ -1,10 +1,11 @@
-// Package matrix computes who gets what (SPEC §5.3): for every subject of
-// the grant files and every command and trigger of the packs, the
-// disposition a harness would show (allow, ask or deny). Each cell is a
-// decision of the decision library, evaluated by the embedded evaluator on
-// a synthetic call that satisfies every land fact; nothing here restates
-// the chain. The package also compares two versions of a repository cell
-// by cell and renders both as a terminal table, Markdown or JSON.
+// Package matrix computes who gets what (docs/matrix.md): for every
+// subject of the grant files and every command and trigger of the packs,
+// the disposition a harness would show (allow, ask or deny). Each cell is
+// a decision of the decision library, evaluated by the embedded evaluator
+// on a synthetic call that satisfies every land fact; nothing here
+// restates the chain. The package also compares two versions of a
+// repository cell by cell and renders both as a terminal table, Markdown
+// or JSON.
 package matrix
 
 import (
@@ -29,7 +30,7 @@ const (
 	Deny  Disposition = "deny"  // any other decision
 )
 
-// The modes of access.mode (SPEC §3.1).
+// The modes of access.mode (docs/files.md#the-decision-input).
 const (
 	ModeAsk = "ask"
 	ModeRun = "run"
@@ -71,7 +72,7 @@ type Anomaly struct {
 }
 
 // Matrix is the disposition of every subject on every row. Its JSON form
-// is SPEC §5.3's.
+// is docs/matrix.md's.
 type Matrix struct {
 	Mode      string    `json:"mode"`
 	Subjects  []string  `json:"subjects"`

@@ -10,9 +10,9 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/printable"
 )
 
-// WriteJSON writes the matrix as SPEC §5.3's JSON document, indented by two
-// spaces, without HTML escapes; cells are keyed by subject in byte order,
-// as encoding/json writes maps.
+// WriteJSON writes the matrix as docs/matrix.md's JSON document, indented
+// by two spaces, without HTML escapes; cells are keyed by subject in byte
+// order, as encoding/json writes maps.
 func WriteJSON(w io.Writer, mx *Matrix) error {
 	doc := *mx
 	if doc.Subjects == nil {

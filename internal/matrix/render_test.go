@@ -53,7 +53,8 @@ func TestWriteMarkdown(t *testing.T) {
 	}
 }
 
-// TestWriteJSON checks SPEC §5.3's shape by decoding into a generic value.
+// TestWriteJSON checks docs/matrix.md's shape by decoding into a generic
+// value.
 func TestWriteJSON(t *testing.T) {
 	mx := compute(t, seed004(t), Options{Subjects: []string{"role:guest", "role:member"}})
 	var got any

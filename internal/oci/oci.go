@@ -1,8 +1,8 @@
 // Package oci publishes hcp-rego's bundles to OCI registries and fetches
-// them back (SPEC §5.4), in the one layout that OPA's `oci` service type
-// downloads (OPA's v1/download/oci_download.go): an image manifest whose
-// layer of media type application/vnd.oci.image.layer.v1.tar+gzip holds
-// the bundle tarball as built, with the bundle's revision in the
+// them back (docs/fleet.md), in the one layout that OPA's `oci` service
+// type downloads (OPA's v1/download/oci_download.go): an image manifest
+// whose layer of media type application/vnd.oci.image.layer.v1.tar+gzip
+// holds the bundle tarball as built, with the bundle's revision in the
 // org.opencontainers.image.revision annotation.
 //
 // The registry protocol, the credentials (the Docker config and its
@@ -29,7 +29,8 @@ import (
 	"oras.land/oras-go/v2/registry/remote/retry"
 )
 
-// The media types and the annotation of SPEC §5.4, as OPA reads them.
+// The media types and the annotation of docs/fleet.md (push), as OPA reads
+// them.
 const (
 	// LayerMediaType is the bundle layer's: OPA takes the first layer of
 	// this type as the bundle.

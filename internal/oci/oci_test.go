@@ -26,7 +26,8 @@ func noCredentials(context.Context, string) (auth.Credential, error) {
 }
 
 // TestPackLayout checks the manifest against what OPA's oci downloader
-// reads (SPEC §5.4), and that packing twice gives the same bytes.
+// reads (docs/fleet.md, push), and that packing twice gives the same
+// bytes.
 func TestPackLayout(t *testing.T) {
 	ctx := context.Background()
 	tarball := []byte("not really gzip, the layout does not look")

@@ -21,9 +21,10 @@ const created = "1970-01-01T00:00:00Z"
 // takes and OPA does not read.
 var config = []byte("{}")
 
-// Pack lays the bundle tarball out as SPEC §5.4's image manifest in a
-// store in memory, and returns the store and the manifest's descriptor.
-// The same tarball and revision give the same manifest, byte for byte.
+// Pack lays the bundle tarball out as the image manifest of docs/fleet.md
+// (push) in a store in memory, and returns the store and the manifest's
+// descriptor. The same tarball and revision give the same manifest, byte
+// for byte.
 func Pack(ctx context.Context, tarball []byte, revision string) (*memory.Store, ocispec.Descriptor, error) {
 	store := memory.New()
 	layer := content.NewDescriptorFromBytes(LayerMediaType, tarball)

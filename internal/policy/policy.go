@@ -3,15 +3,16 @@
 // files, checked and compiled, or bundles as built. A bundle is read
 // within its limits, its signature verified when a key is given, and
 // refused where a sidecar would load it differently from the embedded
-// evaluator (SPEC §4.3): roots not hcp-rego's, WebAssembly, roots that
+// evaluator (docs/bundles.md, "What a sidecar would read differently"):
+// roots not hcp-rego's, WebAssembly, roots that
 // overlap those of another bundle read with it or of the runtime's rules
 // loaded beside it. pull and push read their bundle here too
 // (BundleReader). The package then prepares the embedded evaluator for
 // the policy, with the runtime's rules (Policy.Evaluator).
 //
 // A Source holds a list of bundles: a policy bundle and, from a sharded
-// build (SPEC §4.4), the shards a sidecar loads beside it, or the
-// build's folder, read as one policy.
+// build (docs/fleet.md#tenant-shards-a-fleet-past-one-bundle), the shards
+// a sidecar loads beside it, or the build's folder, read as one policy.
 package policy
 
 import (
@@ -68,7 +69,7 @@ type Policy struct {
 // Read reads the policy that s names and the runtime's rules, every one
 // before any is judged, so that every bad file among them is reported at
 // once, in one error. Several bundles are a policy bundle and shards of
-// a sharded build (SPEC §4.4), decided with as a sidecar loading them
+// a sharded build (docs/fleet.md), decided with as a sidecar loading them
 // all decides.
 func Read(ctx context.Context, s Source) (*Policy, error) {
 	p := &Policy{reader: s.Reader}
@@ -150,8 +151,8 @@ func (s Source) readBundles(ctx context.Context) ([]string, []*bundle.Bundle, er
 		}
 	}
 	// A sidecar loads the runtime's bundle beside these only when no
-	// roots overlap (SPEC §4.3); with no rules beside them, a bundle alone
-	// is apart from everything.
+	// roots overlap (docs/bundles.md); with no rules beside them, a bundle
+	// alone is apart from everything.
 	if len(s.Ext) > 0 && len(roots) > 0 {
 		roots = append(roots, bundles.BundleRoots{Name: "--ext", Roots: []string{bundles.ExtRoot}})
 	}

@@ -33,7 +33,8 @@ func Quote(s string) string {
 // failed", "ok: 2 packs", "FAIL x.cases.yaml:4: name"), and when, less
 // a ':' at its end, it is one of the words a result line of ours starts
 // with ("ok" before ": no such pack folder"). So no input starts a
-// workflow command or a line that reads as one of ours (SPEC §5),
+// workflow command or a line that reads as one of ours
+// (docs/reliability.md, "Names cannot write output of their own"),
 // whatever follows it.
 func LineStart(s string) string {
 	if strings.HasPrefix(s, ":") || strings.Contains(s, " ") || isResultWord(strings.TrimSuffix(s, ":")) {

@@ -29,7 +29,7 @@ type Error struct {
 	// Hint is what the message suggests, if anything (the keys that are
 	// there, closest first): it goes on a line of its own below the
 	// message, so that the message line stays the same text whatever the
-	// hint says and a script can match it (SPEC §2.2).
+	// hint says and a script can match it (docs/commands.md, "Exit codes").
 	Hint string
 }
 
@@ -44,7 +44,8 @@ type Error struct {
 // escaped: a file or folder name, or a value a message quotes, may hold a
 // line break or an escape, or start with "::", and no input may start a
 // line of output (a GitHub workflow command, a fake result line) or drive
-// a terminal (SPEC §5).
+// a terminal (docs/reliability.md, "Names cannot write output of their
+// own").
 func (e *Error) Error() string {
 	if e.Hint == "" {
 		return e.line()

@@ -26,7 +26,8 @@ func TestErrorsLeftAsTheyAre(t *testing.T) {
 
 // TestErrorNamesPrintable checks that a file or folder name, and what a
 // message quotes, can start no line of an error's text and send no
-// escape to a terminal (SPEC §5): every error message is a problem.Error
+// escape to a terminal (docs/reliability.md, "Names cannot write output of
+// their own"): every error message is a problem.Error
 // or holds them.
 func TestErrorNamesPrintable(t *testing.T) {
 	const name = "a\n::warning file=x::\x1b[31m.json"
@@ -66,7 +67,8 @@ func TestErrorFileStartsNoCommand(t *testing.T) {
 
 // TestHintOnItsOwnLine checks that a hint follows its message on an
 // indented line of its own, so that the message line stays the same words
-// (SPEC §2.2), and that what the hint quotes can start no line either.
+// (docs/commands.md, "Exit codes"), and that what the hint quotes can
+// start no line either.
 func TestHintOnItsOwnLine(t *testing.T) {
 	var errs Errors
 	errs.Add("g.json", Pos{Line: 3, Col: 7}, "grant 2: verb %q not in policy for pack %q", "refund", "ledger").Hint = "the verbs, closest first: \"x\n::error::y\x1b[2J\""

@@ -1,6 +1,6 @@
 package reference
 
-// allowRule is one of the user's exact allow rules (SPEC §3.4, docs/decisions.md
+// allowRule is one of the user's exact allow rules (docs/decisions.md
 // item 8), read from access.allow.
 type allowRule struct {
 	packID  string

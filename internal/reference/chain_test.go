@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestChain decides one input per step of SPEC §3.2 and checks the whole
-// decision document.
+// TestChain decides one input per step of docs/decisions.md#the-chain and
+// checks the whole decision document.
 func TestChain(t *testing.T) {
 	e := ledgerFixture([2]string{"member.json", memberGrants}).evaluator(t)
 	const member = `"principal": { "id": "bob", "roles": ["member"] }`
@@ -127,8 +127,9 @@ func TestChain(t *testing.T) {
 	}
 }
 
-// TestInvalidInput holds the well-formedness step to SPEC §3.1 and README
-// item 1, member by member.
+// TestInvalidInput holds the well-formedness step to
+// docs/files.md#the-decision-input and docs/decisions.md item 1, member by
+// member.
 func TestInvalidInput(t *testing.T) {
 	e := ledgerFixture([2]string{"member.json", memberGrants}).evaluator(t)
 	const ok = `"principal": { "id": "bob", "roles": ["member"] }, "pack_id": "ledger", "owner": "bob"`

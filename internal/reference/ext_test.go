@@ -6,7 +6,7 @@ import (
 )
 
 // TestRuntimeLayer holds the shapes data.hcp.ext.deny may take and the
-// reasons each gives (SPEC §4.2, docs/decisions.md item 6).
+// reasons each gives (docs/decisions.md item 6).
 func TestRuntimeLayer(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -67,7 +67,7 @@ func ledgerFixture(grants ...[2]string) fixture {
 }
 
 // sources writes the fixture and reads it, unchecked: the reference
-// decides what SPEC §3 says about grants that lint rejects, too.
+// decides what docs/decisions.md says about grants that lint rejects, too.
 func (f fixture) sources(t testing.TB) *compile.Sources {
 	t.Helper()
 	dir := t.TempDir()

@@ -16,7 +16,8 @@ func effectiveGate(row compile.Gate, extConfirm any) (gate compile.Gate, byRunti
 	return compile.NoGate, false
 }
 
-// passes reports whether the call gets through gate (SPEC §3.4): a true
+// passes reports whether the call gets through gate
+// (docs/decisions.md#the-chain, gate): a true
 // gate yields to mode run, to confirm or apply, or to a matching allow
 // rule; "always" yields only to confirm, apply or an allow rule.
 func (c *call) passes(gate compile.Gate) bool {

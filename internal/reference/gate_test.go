@@ -6,7 +6,7 @@ import (
 )
 
 // TestGate decides gated calls for each gate × mode × confirm/apply, and
-// runtime-added gates (SPEC §3.4, docs/decisions.md item 7).
+// runtime-added gates (docs/decisions.md item 7).
 func TestGate(t *testing.T) {
 	e := ledgerFixture([2]string{"member.json", memberGrants}).evaluator(t)
 	runtime := Ext{Confirm: map[string]any{"after hours": true}}
@@ -53,7 +53,7 @@ func TestGate(t *testing.T) {
 }
 
 // TestAllowRules matches the user's allow rules against transfer in mode
-// ask, where only a rule can pass the gate (SPEC §3.4, docs/decisions.md item 8).
+// ask, where only a rule can pass the gate (docs/decisions.md item 8).
 func TestAllowRules(t *testing.T) {
 	e := ledgerFixture([2]string{"member.json", memberGrants}).evaluator(t)
 	const rule = `"pack_id": "ledger", "verb_key": "transfer"`

@@ -6,7 +6,8 @@ const (
 	gparsServerUnavailable   = -32002
 )
 
-// GPARSError returns the GPARS error object of SPEC §3.6 for a decision, or
+// GPARSError returns the GPARS error object of
+// docs/decisions.md#the-decision-document for a decision, or
 // nil when none is defined (allowed, confirm_required). Its code is a Go
 // int. It never carries the policy, the grants, the missing capability or
 // what would be permitted.

@@ -2,8 +2,8 @@ package reference
 
 import "testing"
 
-// TestGPARSError checks the GPARS error object for every code (SPEC §3.6,
-// docs/decisions.md item 10).
+// TestGPARSError checks the GPARS error object for every code
+// (docs/decisions.md item 10).
 func TestGPARSError(t *testing.T) {
 	e := ledgerFixture([2]string{"member.json", memberGrants}).evaluator(t)
 	const who = `"principal": { "id": "bob", "roles": ["member"] }, "pack_id": "ledger"`

@@ -26,7 +26,8 @@ type grantKey struct {
 }
 
 // grantIndex answers, with map lookups alone, which grant first gives a
-// capability for a call (SPEC §2.3, §3.3; docs/decisions.md items 3 and 4).
+// capability for a call (docs/decisions.md: capability,
+// items 3 and 4).
 type grantIndex struct {
 	// cells maps each cell to the grant of lowest position that fills it.
 	cells map[grantKey]*compile.Grant

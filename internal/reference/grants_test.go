@@ -55,7 +55,7 @@ func grantCall(id, p, key string, stimulus bool) string {
 }
 
 // TestGrants checks who holds which capability and which grant gave it
-// (SPEC §2.3, §3.3; docs/decisions.md items 3 and 4).
+// (docs/decisions.md: capability, items 3 and 4).
 func TestGrants(t *testing.T) {
 	f := fixture{
 		packs: map[string][2]string{
@@ -133,7 +133,8 @@ func TestGrantFileOrder(t *testing.T) {
 }
 
 // TestIdentityOnlyFromPrincipal checks that nothing but principal changes
-// who the caller is or which tenant applies (SPEC §3.1).
+// who the caller is or which tenant applies
+// (docs/files.md#the-decision-input).
 func TestIdentityOnlyFromPrincipal(t *testing.T) {
 	e := ledgerFixture([2]string{"b.json", defaultGrants}).evaluator(t)
 	input := `{ "principal": { "id": "u" }, "pack_id": "ledger", "verb_key": "transfer", "owner": "u", "confirm": true,

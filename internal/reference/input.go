@@ -5,8 +5,8 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/schema"
 )
 
-// call is a well-formed input document (SPEC §3.1), read once into the
-// facts the chain needs.
+// call is a well-formed input document (docs/files.md#the-decision-input),
+// read once into the facts the chain needs.
 type call struct {
 	principal principal
 	packID    string
@@ -39,8 +39,9 @@ type fact struct {
 	given bool
 }
 
-// readCall checks input against the input schema (SPEC §3.1, docs/decisions.md item 1)
-// and reads it. It reports false for an input that is not well formed.
+// readCall checks input against the input schema (docs/decisions.md
+// item 1) and reads it. It reports false for an input that is not well
+// formed.
 func readCall(input any, wellFormed *schema.Schema) (*call, bool) {
 	doc, ok := input.(map[string]any)
 	if !ok || !wellFormed.Valid(input) {

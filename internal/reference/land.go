@@ -6,7 +6,7 @@ import (
 )
 
 // landHolds reports whether the call passes the check of its row's land
-// (SPEC §3.5, docs/decisions.md item 5). Each land needs its own fact, and a missing
+// (docs/decisions.md item 5). Each land needs its own fact, and a missing
 // fact denies; a land hcp-rego does not know denies too.
 func landHolds(land string, c *call) bool {
 	switch land {

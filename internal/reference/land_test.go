@@ -3,7 +3,7 @@ package reference
 import "testing"
 
 // TestLand decides a call of each land with its fact present, absent and
-// wrong (SPEC §3.5, docs/decisions.md item 5).
+// wrong (docs/decisions.md item 5).
 func TestLand(t *testing.T) {
 	e := ledgerFixture([2]string{"member.json", memberGrants}).evaluator(t)
 	const who = `"principal": { "id": "bob", "roles": ["member"], "projects": ["p-1", "p-2"] }, "pack_id": "ledger"`

@@ -21,12 +21,14 @@ type decimal struct {
 var (
 	// jsonNumber is the number grammar of RFC 8259.
 	jsonNumber = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
-	// numericString is the string form SPEC §3.4 counts as a number.
+	// numericString is the string form docs/decisions.md (item 8) counts as a
+	// number.
 	numericString = regexp.MustCompile(`^-?[0-9]+(?:\.[0-9]+)?$`)
 )
 
 // maxNumberLen is the longest number, as written, that an allow rule
-// judges (SPEC §3.4): a longer one fails a limit, whatever its value.
+// judges (docs/decisions.md item 8): a longer one fails a limit, whatever
+// its value.
 const maxNumberLen = 64
 
 // numberOf reads v as a number the way an allow rule's limits do: a JSON

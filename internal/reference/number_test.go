@@ -34,7 +34,7 @@ func TestNumberCompare(t *testing.T) {
 		{json.Number("1e-99999999999999999999"), json.Number("0"), 1},
 		{float64(2.5), "2.50", 0},
 		{"123456789012345678901234567890", "123456789012345678901234567891", -1},
-		// Exact where float64 rounds (SPEC §3.4).
+		// Exact where float64 rounds (docs/decisions.md item 8).
 		{"12.500000000000000010", json.Number("12.50"), 1},
 		{json.Number("1000000000000000063.10"), json.Number("1000000000000000000.50"), 1},
 		{json.Number("12.500000000000000010"), json.Number("12.5"), 1},

@@ -6,11 +6,12 @@ import (
 	"github.com/hcp-rego/hcp-rego/compile"
 )
 
-// Permissions returns the listing of SPEC §3.7 for input: for the input's
-// pack, every command and trigger with the decision that Decide gives the
-// same input with that key, args {}, and no confirm, apply or allow
-// rules. It is read from the text alone: each entry is a decision made
-// whole, so the listing cannot follow another chain than Decide's.
+// Permissions returns the listing of docs/permissions.md#the-query for
+// input: for the input's pack, every command and trigger with the decision
+// that Decide gives the same input with that key, args {}, and no confirm,
+// apply or allow rules. It is read from the text alone: each entry is a
+// decision made whole, so the listing cannot follow another chain than
+// Decide's.
 func (e *Evaluator) Permissions(input any, ext Ext) map[string]any {
 	doc, ok := input.(map[string]any)
 	if !ok || !e.wellFormedAsideKey(doc) || !listingBounded(doc) {

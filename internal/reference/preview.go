@@ -6,9 +6,9 @@ import (
 	"github.com/hcp-rego/hcp-rego/compile"
 )
 
-// preview is what a confirm_required decision shows the user (SPEC §3.4,
-// docs/decisions.md item 9): the key, the call's args as given ({} when absent), and
-// the filled cli template when the command has one.
+// preview is what a confirm_required decision shows the user
+// (docs/decisions.md item 9): the key, the call's args as given ({} when
+// absent), and the filled cli template when the command has one.
 func preview(c *call, row *compile.Row) map[string]any {
 	args := c.args
 	if args == nil {

@@ -2,7 +2,7 @@ package reference
 
 import "testing"
 
-// TestRenderCLI fills cli templates (SPEC §3.4, docs/decisions.md item 9).
+// TestRenderCLI fills cli templates (docs/decisions.md item 9).
 func TestRenderCLI(t *testing.T) {
 	transfer := []string{"ledger", "transfer", "{amount}", "--to", "{payee}", "--confirm"}
 	tests := []struct {

@@ -6,11 +6,11 @@ import (
 )
 
 // maxProblems is how many of an input's shape problems an invalid_input
-// decision names (SPEC §3.6).
+// decision names (docs/decisions.md item 1).
 const maxProblems = 8
 
-// memberKinds is what each member of a decision input must be (SPEC §3.1),
-// by path.
+// memberKinds is what each member of a decision input must be
+// (docs/files.md#the-decision-input), by path.
 var memberKinds = []struct {
 	path []string
 	kind string
@@ -44,7 +44,8 @@ var (
 )
 
 // inputProblems says what is wrong with a decision input's shape, by path,
-// sorted, at most maxProblems (SPEC §3.6); none for a well-formed input.
+// sorted, at most maxProblems (docs/decisions.md item 1); none for a
+// well-formed input.
 func inputProblems(input any) []string {
 	return firstSorted(append(shapeProblems(input), keyProblems(input)...))
 }
@@ -55,7 +56,8 @@ func firstSorted(problems []string) []string {
 	return problems[:min(len(problems), maxProblems)]
 }
 
-// keyProblems are what is wrong with the call's key (SPEC §3.1), which a
+// keyProblems are what is wrong with the call's key
+// (docs/files.md#the-decision-input), which a
 // listing does not carry.
 func keyProblems(input any) []string {
 	doc, ok := input.(map[string]any)

@@ -1,5 +1,5 @@
-// Package reference is the independent Go reading of SPEC §3 (the decision)
-// together with docs/decisions.md.
+// Package reference is the independent Go reading of the decision as
+// docs/decisions.md states it.
 //
 // It is written from the text alone and shares no code with the Rego
 // decision library, so that differential tests can hold the two to the same
@@ -14,9 +14,9 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/schema"
 )
 
-// Ext is the runtime layer of SPEC §4.2: the values of data.hcp.ext.deny and
-// data.hcp.ext.confirm as decoded JSON (nil means undefined), the same for
-// every input unless Rules is set.
+// Ext is the runtime layer of docs/decisions.md item 6: the values of
+// data.hcp.ext.deny and data.hcp.ext.confirm as decoded JSON (nil means
+// undefined), the same for every input unless Rules is set.
 type Ext struct {
 	Deny, Confirm any
 	// Rules, when set, gives the two values for one well-formed input, as
@@ -43,9 +43,9 @@ type Evaluator struct {
 }
 
 // New returns an evaluator for packs (each id once) and grants, in order:
-// a checked compile.Model's, or, for a test of what SPEC §3 says about
-// grants that lint rejects, a compile.Sources' that were read but not
-// checked. They must not change afterwards; the evaluator is safe for
+// a checked compile.Model's, or, for a test of what docs/decisions.md says
+// about grants that lint rejects, a compile.Sources' that were read but
+// not checked. They must not change afterwards; the evaluator is safe for
 // concurrent use.
 func New(packs []*compile.Pack, grants []*compile.Grant) *Evaluator {
 	byID := make(map[string]*compile.Pack, len(packs))
@@ -59,7 +59,7 @@ func New(packs []*compile.Pack, grants []*compile.Grant) *Evaluator {
 	}
 }
 
-// The decision codes of SPEC §3.2, in chain order.
+// The decision codes of docs/decisions.md#the-chain, in chain order.
 const (
 	invalidInput       = "invalid_input"
 	unknownCommand     = "unknown_command"
@@ -71,7 +71,8 @@ const (
 	allowed            = "allowed"
 )
 
-// conformance holds the error string of each denying code (SPEC §3.2).
+// conformance holds the error string of each denying code
+// (docs/decisions.md#the-chain).
 var conformance = map[string]string{
 	invalidInput:       "invalid input",
 	unknownCommand:     "unknown command",
@@ -82,10 +83,12 @@ var conformance = map[string]string{
 	confirmRequired:    "confirm required",
 }
 
-// hint is what a confirm_required decision tells the agent (SPEC §3.4).
+// hint is what a confirm_required decision tells the agent
+// (docs/decisions.md#the-decision-document).
 const hint = "Nothing ran. Re-run with confirm=true only if the user has approved this exact action with these values."
 
-// Decide returns the decision document of SPEC §3.6 for input, a decoded JSON
+// Decide returns the decision document of
+// docs/decisions.md#the-decision-document for input, a decoded JSON
 // value as encoding/json with UseNumber produces it (map[string]any, []any,
 // json.Number, string, bool, nil). It is always defined, for any input.
 func (e *Evaluator) Decide(input any, ext Ext) map[string]any {
@@ -119,9 +122,9 @@ func (e *Evaluator) row(c *call) *compile.Row {
 	return p.Row(c.kind, c.key)
 }
 
-// judge runs the chain of SPEC §3.2 from pack_unavailable on, for a call
-// whose row exists, and returns the first failing step's code with the
-// runtime reasons that go with it.
+// judge runs the chain of docs/decisions.md#the-chain from
+// pack_unavailable on, for a call whose row exists, and returns the first
+// failing step's code with the runtime reasons that go with it.
 func judge(c *call, row *compile.Row, held bool, ext Ext) (string, []string) {
 	switch {
 	case !c.reachable:

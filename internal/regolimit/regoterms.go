@@ -15,7 +15,8 @@ import (
 
 // MaxRegoTerms bounds the terms that the Rego modules hcp-rego parses in
 // one run from its inputs (--ext modules, and Rego test files) may make,
-// all together, counted by RegoTerms before anything is parsed (SPEC §5).
+// all together, counted by RegoTerms before anything is parsed
+// (docs/reliability.md, "Rego source is bounded in terms, in total").
 // What OPA's parser and compiler hold is terms, not bytes: a 4 MB module
 // `x := [0,0,...]` (two million terms) took 1.7 GB.
 //

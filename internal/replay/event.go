@@ -16,7 +16,7 @@ import (
 
 var errTrailing = errors.New("text after the JSON value")
 
-// The paths whose events replay (SPEC §5.5), as OPA logs them.
+// The paths whose events replay (docs/replay.md), as OPA logs them.
 const (
 	DecisionPath = "hcp/authz/decision"
 	AllowPath    = "hcp/authz/allow"
@@ -25,7 +25,7 @@ const (
 // Reason is why an event does not replay.
 type Reason int
 
-// The reasons of SPEC §5.5, in the order the output lists them.
+// The reasons of docs/replay.md, in the order the output lists them.
 const (
 	Replays    Reason = iota // the event replays
 	OtherPath                // another path, or not a decision event at all

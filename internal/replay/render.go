@@ -130,7 +130,8 @@ func mdRow(b *strings.Builder, cells []string) {
 	b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 }
 
-// jsonReport is the json format's shape, exactly as SPEC §5.5 gives it.
+// jsonReport is the json format's shape, exactly as docs/replay.md gives
+// it.
 type jsonReport struct {
 	Replayed  int64       `json:"replayed"`
 	Unchanged int64       `json:"unchanged"`
@@ -159,7 +160,8 @@ type jsonGroup struct {
 	Example string `json:"example"`
 }
 
-// WriteJSON writes the report as one JSON object, the shape of SPEC §5.5.
+// WriteJSON writes the report as one JSON object, the shape of
+// docs/replay.md.
 func WriteJSON(w io.Writer, r *Report) error {
 	out := jsonReport{
 		Replayed: r.Replayed, Unchanged: r.Unchanged, Narrowed: r.Narrowed, Widened: r.Widened, Changed: r.Changed,

@@ -1,7 +1,7 @@
 // Package replay answers "what would this policy change do to the calls we
-// really get?" (SPEC §5.5). It reads OPA decision log events, streaming,
-// decides each logged input again with a candidate policy, and groups the
-// decisions that came out otherwise.
+// really get?" (docs/replay.md). It reads OPA decision log events,
+// streaming, decides each logged input again with a candidate policy, and
+// groups the decisions that came out otherwise.
 //
 // The package knows nothing of how the candidate is built: it takes a
 // Decide function. Identical inputs (by canonical JSON) are decided once,
@@ -31,8 +31,8 @@ import (
 )
 
 // Decide decides one input, decoded with numbers as json.Number, and
-// returns its decision document (SPEC §3.6). It must be safe for
-// concurrent use.
+// returns its decision document (docs/decisions.md#the-decision-document).
+// It must be safe for concurrent use.
 type Decide func(ctx context.Context, input any) (map[string]any, error)
 
 // Log is one decision log to read, named for messages.
@@ -77,7 +77,7 @@ type Progress struct {
 // Change is how a new decision differs from the logged one.
 type Change string
 
-// The changes of SPEC §5.5, in the order groups are listed.
+// The changes of docs/replay.md, in the order groups are listed.
 const (
 	Widened  Change = "widened"
 	Narrowed Change = "narrowed"

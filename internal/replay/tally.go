@@ -108,7 +108,8 @@ func (t *tally) merge(u *tally) {
 	t.unreadable = t.unreadable[:min(len(t.unreadable), MaxNamed)]
 }
 
-// report is the tally as a report, its groups in the order of SPEC §5.5.
+// report is the tally as a report, its groups in the order of
+// docs/replay.md.
 func (t *tally) report() *Report {
 	r := &Report{
 		Replayed: t.replayed, Unchanged: t.unchanged, Narrowed: t.narrowed,

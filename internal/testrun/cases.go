@@ -15,7 +15,7 @@ import (
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
 )
 
-// CaseFile is one checked decision case file (SPEC §5.1).
+// CaseFile is one checked decision case file (docs/tests.md).
 type CaseFile struct {
 	Path string
 	// Packs are the pack folders the file names, resolved against its
@@ -51,8 +51,8 @@ type Case struct {
 	input *document.Node
 }
 
-// Ext is a case's runtime layer (SPEC §4.2): the reasons that
-// data.hcp.ext.deny and data.hcp.ext.confirm hold.
+// Ext is a case's runtime layer (docs/decisions.md item 6): the reasons
+// that data.hcp.ext.deny and data.hcp.ext.confirm hold.
 type Ext struct {
 	Deny    []string
 	Confirm []string

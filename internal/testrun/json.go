@@ -18,9 +18,9 @@ type JSONReport struct {
 }
 
 // JSONTest is one test. For a failing case, GotCode and GotError are the
-// code and error of the decision that came (SPEC §5.1: a failure always
-// says why), Got is that whole decision, and Explain the walk of the
-// chain when the run was asked to explain.
+// code and error of the decision that came (docs/tests.md: a failure
+// always says why), Got is that whole decision, and Explain the walk of
+// the chain when the run was asked to explain.
 type JSONTest struct {
 	Kind   Kind   `json:"kind"`
 	Name   string `json:"name"`

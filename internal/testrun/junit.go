@@ -157,7 +157,8 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 // attributes: a case name or a Rego print() could otherwise make the
 // whole report unreadable to CI. So it does with the controls XML 1.0
 // discourages (DEL and U+0080 to U+009F, a terminal's CSI among them),
-// in attributes too: no control reaches a CI log raw (SPEC §5).
+// in attributes too: no control reaches a CI log raw (docs/reliability.md,
+// "Names cannot write output of their own").
 func xmlChars(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {

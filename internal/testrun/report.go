@@ -66,10 +66,11 @@ func where(file string, line int) string { return fmt.Sprintf("%s:%d", printable
 
 // Details are the lines that explain a failure: the fields that differ;
 // the code and error of the decision that came, so that a failed
-// `allow: true` says why the call was refused (SPEC §5.1); the message;
-// and, when the run was asked to explain, the walk of the chain. Each is
-// one line, Escaped, and the message's later lines (what a Rego test
-// printed) are indented: no input starts a line of any format (SPEC §5).
+// `allow: true` says why the call was refused (docs/tests.md); the
+// message; and, when the run was asked to explain, the walk of the chain.
+// Each is one line, Escaped, and the message's later lines (what a Rego
+// test printed) are indented: no input starts a line of any format
+// (docs/reliability.md, "Names cannot write output of their own").
 func (r *Result) Details() []string {
 	var lines []string
 	for _, m := range r.Diffs {

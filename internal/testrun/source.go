@@ -9,7 +9,7 @@ import (
 )
 
 // caseSources is the decision document doc as a case of the case file
-// file compares it with want (SPEC §5.1): the paths of a want's
+// file compares it with want (docs/tests.md): the paths of a want's
 // source.row and source.grant are relative to the case file, like its
 // packs and grants, and the decision's are as the run gave them to the
 // compiler (relative to the working directory). A source of doc that

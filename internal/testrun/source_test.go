@@ -10,7 +10,7 @@ import (
 )
 
 // TestWantSourceRelativeToCaseFile checks that a case's want.source paths
-// are read relative to the case file (SPEC §5.1), matched by the file
+// are read relative to the case file (docs/tests.md), matched by the file
 // they open and the line, whatever the run gave the compiler: a case file
 // naming its packs and grants, one that names none (all that were found),
 // and the run's PATH given relative, absolute and with "./". A source

@@ -1,10 +1,10 @@
-// Package testrun runs hcp-rego's policy tests (SPEC §5.1): the decision
-// cases of case files, evaluated by the embedded evaluator against the
-// packs and grants each file names, and Rego unit tests, run by OPA's
-// tester against the modules and data compiled from every pack and grant
-// file found. It measures coverage of the model itself: which rows and
-// confirm gates the cases reached, with which outcomes, and which grants
-// gave a capability.
+// Package testrun runs hcp-rego's policy tests (docs/tests.md): the
+// decision cases of case files, evaluated by the embedded evaluator
+// against the packs and grants each file names, and Rego unit tests, run
+// by OPA's tester against the modules and data compiled from every pack
+// and grant file found. It measures coverage of the model itself: which
+// rows and confirm gates the cases reached, with which outcomes, and which
+// grants gave a capability.
 //
 // It lives beside rego/ rather than in it because it compiles bundles
 // (package bundles), which imports rego.
@@ -36,8 +36,8 @@ import (
 type Options struct {
 	Paths    []string // folders or files to search; none means "."
 	Coverage bool     // measure coverage of the model
-	// Explain walks the chain of SPEC §3.2 for every failing case, as
-	// `eval --explain` does (Result.Steps).
+	// Explain walks the chain of docs/decisions.md#the-chain for every
+	// failing case, as `eval --explain` does (Result.Steps).
 	Explain bool
 	// Run, when set, runs only the cases and Rego tests whose names
 	// (Result.Name) it matches, as opa test --run and go test -run do.

@@ -1,5 +1,5 @@
 // Package library holds hcp-rego's decision library, the hcp.authz Rego
-// modules (SPEC §4.1), embedded: the same for every bundle. It imports
+// modules (docs/rego.md), embedded: the same for every bundle. It imports
 // nothing of hcp-rego's, so that the compiler puts it in a bundle and the
 // evaluator's tests read it without either depending on the other.
 package library

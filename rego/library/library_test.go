@@ -50,8 +50,9 @@ func TestEntryPointsAnnotated(t *testing.T) {
 }
 
 // TestCommentsStandAlone holds the library's comments to what ships with
-// the bundle: they may name a docs page, never SPEC nor a Go file or
-// name that the bundle does not carry.
+// the bundle: they may name a docs page, never the contract document
+// outside the repository (nor its section signs) nor a Go file or name
+// that the bundle does not carry.
 func TestCommentsStandAlone(t *testing.T) {
 	outside := regexp.MustCompile(`SPEC|§|\b\w+\.go\b|\bcompile\.[A-Z]`)
 	for _, m := range library.Modules() {
