@@ -15,9 +15,14 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
-// Algorithms are the signature algorithms a bundle may be signed and
+// algorithms are the signature algorithms a bundle may be signed and
 // verified with (docs/bundles.md, "Signing"), as OPA and JWS name them.
-var Algorithms = []string{"RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "ES512", "HS256"}
+var algorithms = []string{"RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "ES512", "HS256"}
+
+// Algorithms returns the signature algorithms a bundle may be signed and
+// verified with, as OPA and JWS name them, in a new slice: a caller
+// cannot change which ones are taken.
+func Algorithms() []string { return slices.Clone(algorithms) }
 
 // DefaultAlgorithm is the signing algorithm when none is given, as in OPA.
 const DefaultAlgorithm = "RS256"
@@ -32,10 +37,10 @@ const maxKeyBytes = 1 << 20
 // curveAlgorithms maps an ECDSA curve to the only algorithm it signs.
 var curveAlgorithms = map[string]string{"P-256": "ES256", "P-384": "ES384", "P-521": "ES512"}
 
-// checkAlgorithm refuses an algorithm outside Algorithms.
+// checkAlgorithm refuses an algorithm outside algorithms.
 func checkAlgorithm(alg string) error {
-	if !slices.Contains(Algorithms, alg) {
-		return fmt.Errorf("algorithm %q: want one of %s", alg, strings.Join(Algorithms, ", "))
+	if !slices.Contains(algorithms, alg) {
+		return fmt.Errorf("algorithm %q: want one of %s", alg, strings.Join(algorithms, ", "))
 	}
 	return nil
 }

@@ -27,22 +27,6 @@ func Build(b *bundle.Bundle, signing *Signing) ([]byte, error) {
 	return Encode(b)
 }
 
-// BuildEncoded is Build for a bundle whose data is also given with parts
-// already encoded as JSON (json.RawMessage; compile.CompileToWrite): b is
-// signed as it is, and written with encoded in place of its data, so
-// that the writer does not encode those parts again. encoded must be the
-// same data: the bytes are those Build writes.
-func BuildEncoded(b *bundle.Bundle, signing *Signing, encoded map[string]any) ([]byte, error) {
-	if signing != nil {
-		if err := signing.Sign(b); err != nil {
-			return nil, err
-		}
-	}
-	written := *b
-	written.Data = encoded
-	return Encode(&written)
-}
-
 // Encode serializes b as a gzipped tarball with OPA's bundle writer. The
 // writer is given the modules unformatted (they are formatted already) and
 // in sorted order, so the same bundle gives the same bytes.

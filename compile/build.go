@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/internal/encoded"
 	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 )
 
@@ -62,7 +63,7 @@ func Build(o BuildOptions) (*Built, error) {
 		return nil, err
 	}
 	built := &Built{Packs: len(m.packs), Grants: len(m.grants)}
-	b, encoded, err := CompileToWrite(m, o.Revision)
+	b, encodedData, err := compileToWrite(m, o.Revision, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +74,7 @@ func Build(o BuildOptions) (*Built, error) {
 	if o.Signing == nil {
 		b.Data = nil
 	}
-	data, err := bundles.BuildEncoded(b, o.Signing, encoded)
+	data, err := encoded.Build(b, o.Signing, encodedData)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
+	"github.com/hcp-rego/hcp-rego/internal/encoded"
 )
 
 // BuiltShards says what BuildShards wrote: the policy bundle's revision
@@ -62,21 +63,21 @@ func BuildShards(o BuildOptions, n int) (*BuiltShards, error) {
 // writeShards writes m's policy bundle and n shards with w.
 func writeShards(w *bundles.FolderWriter, m *Model, signing *bundles.Signing, n int) (*BuiltShards, error) {
 	built := &BuiltShards{Packs: len(m.packs), Grants: len(m.grants)}
-	b, encoded, err := compileToWrite(m, "", n)
+	b, data, err := compileToWrite(m, "", n)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeBundle(w, bundles.PolicyFile, b, encoded, signing); err != nil {
+	if err := writeBundle(w, bundles.PolicyFile, b, data, signing); err != nil {
 		return nil, err
 	}
 	built.Revision = b.Manifest.Revision
 	baseDefaults := hasDefaults(tenantless(m.grants))
 	for k, grants := range shardGrants(m.grants, n) {
-		b, encoded, err := shardBundle(shardTables(m, grants, k, n, baseDefaults), k)
+		b, data, err := shardBundle(shardTables(m, grants, k, n, baseDefaults), k)
 		if err != nil {
 			return nil, err
 		}
-		if err := writeBundle(w, bundles.ShardFile(k), b, encoded, signing); err != nil {
+		if err := writeBundle(w, bundles.ShardFile(k), b, data, signing); err != nil {
 			return nil, err
 		}
 		built.Shards = append(built.Shards, b.Manifest.Revision)
@@ -87,13 +88,13 @@ func writeShards(w *bundles.FolderWriter, m *Model, signing *bundles.Signing, n 
 // writeBundle signs b when asked and writes it, from its encoded data, as
 // name. Unsigned, the data as Go values is not read (the signature alone
 // hashes it), and is let go before the bundle is encoded.
-func writeBundle(w *bundles.FolderWriter, name string, b *bundle.Bundle, encoded map[string]any, signing *bundles.Signing) error {
+func writeBundle(w *bundles.FolderWriter, name string, b *bundle.Bundle, data map[string]any, signing *bundles.Signing) error {
 	if signing == nil {
 		b.Data = nil
 	}
-	data, err := bundles.BuildEncoded(b, signing, encoded)
+	bytes, err := encoded.Build(b, signing, data)
 	if err != nil {
 		return err
 	}
-	return w.Write(name, data)
+	return w.Write(name, bytes)
 }

@@ -33,17 +33,12 @@ func Compile(m *Model, revision string) (*bundle.Bundle, error) {
 	return b, err
 }
 
-// CompileToWrite is Compile for a bundle that is to be written: it also
+// compileToWrite is Compile for a bundle that is to be written: it also
 // returns the bundle's data with the rows and the grant tables already
-// encoded as JSON (the same data, for bundles.BuildEncoded). They are most
-// of a large bundle, and the digest of a default revision encodes them
-// anyway: a build then encodes them once, not twice.
-func CompileToWrite(m *Model, revision string) (*bundle.Bundle, map[string]any, error) {
-	return compileToWrite(m, revision, 0)
-}
-
-// compileToWrite is CompileToWrite, for a sharded build's policy bundle
-// when shards > 0.
+// encoded as JSON (the same data, for encoded.Build). They are most of a
+// large bundle, and the digest of a default revision encodes them anyway:
+// a build then encodes them once, not twice. With shards > 0 it is a
+// sharded build's policy bundle.
 func compileToWrite(m *Model, revision string, shards int) (*bundle.Bundle, map[string]any, error) {
 	b, encoded, err := assemble(m, revision, true, shards)
 	if err != nil {

@@ -67,7 +67,7 @@ func shardTables(m *Model, grants []*Grant, k, n int, baseDefaults bool) map[str
 }
 
 // shardBundle is the bundle of shard k of n, with its data's JSON for
-// bundles.BuildEncoded. Its revision is derived from its contents: the
+// encoded.Build. Its revision is derived from its contents: the
 // same grants give the same revision and bytes.
 func shardBundle(tables map[string]any, k int) (*bundle.Bundle, map[string]any, error) {
 	encoded, err := json.Marshal(tables)

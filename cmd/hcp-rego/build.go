@@ -53,7 +53,7 @@ as a whole: a folder already there must hold only such files.
 
 --signing-key signs the bundle with OPA's .signatures.json: a PEM private
 key, or for HS256 a file holding the shared secret. --signing-alg is one of
-` + strings.Join(bundles.Algorithms, ", ") + ` (default RS256);
+` + strings.Join(bundles.Algorithms(), ", ") + ` (default RS256);
 --signing-key-id is the key id the signature names (default "default").`,
 		Example: `  hcp-rego build testdata/packs --grants testdata/grants/acme.json -o hcp.tar.gz
   opa run --server --bundle hcp.tar.gz --bundle testdata/ext
@@ -71,7 +71,7 @@ key, or for HS256 a file holding the shared secret. --signing-alg is one of
 	cmd.Flags().IntVar(&o.shards, "shards", 0, "write a sharded build of N shards (2 to 4096) into the folder -o (docs/fleet.md)")
 	cmd.Flags().StringVar(&o.signing.KeyFile, "signing-key", "", "sign with this PEM private key (or HS256 secret file)")
 	emptyHint(cmd, "signing-key", "the bundle would go unsigned")
-	cmd.Flags().StringVar(&o.signing.Algorithm, "signing-alg", "", "the signing algorithm: "+strings.Join(bundles.Algorithms, "|")+" (default RS256)")
+	cmd.Flags().StringVar(&o.signing.Algorithm, "signing-alg", "", "the signing algorithm: "+strings.Join(bundles.Algorithms(), "|")+" (default RS256)")
 	cmd.Flags().StringVar(&o.signing.KeyID, "signing-key-id", "", `the key id the signature names (default "default")`)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd

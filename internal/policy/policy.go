@@ -166,7 +166,7 @@ func (s Source) readBundles(ctx context.Context) ([]string, []*bundle.Bundle, er
 func (p *Policy) Evaluator(ctx context.Context, opts ...hcprego.Option) (*hcprego.Evaluator, error) {
 	ev, err := hcprego.New(ctx, p.Bundle, append(slices.Clip(p.Ext), opts...)...)
 	if err != nil {
-		return nil, hcprego.InBundle(err, p.Bundle, cmp.Or(printable.LineStart(p.name()), "the compiled bundle"), len(p.Ext) > 0)
+		return nil, inBundle(err, p.Bundle, cmp.Or(printable.LineStart(p.name()), "the compiled bundle"), len(p.Ext) > 0)
 	}
 	return ev, nil
 }

@@ -1,4 +1,4 @@
-package rego
+package policy
 
 import (
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -6,7 +6,7 @@ import (
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
-// InBundle names, in an error of New, the modules that came from bundle b
+// inBundle names, in an error of the evaluator's New (rego.New), the modules that came from bundle b
 // as modules inside it: "b.tar.gz: hcp/authz/x.rego:3:7: message", where
 // name is the bundle's path (or what stands for it, as "the compiled
 // bundle"), written as it is, first on its line (a caller quotes a path
@@ -19,7 +19,7 @@ import (
 // bundle, a line says that those may be at fault: a runtime's rule that
 // type-checks alone (deny as a function, say) breaks the library's use of
 // data.hcp.ext, where OPA reports it.
-func InBundle(err error, b *bundle.Bundle, name string, ext bool) error {
+func inBundle(err error, b *bundle.Bundle, name string, ext bool) error {
 	inside := map[string]bool{}
 	for _, m := range b.Modules {
 		inside[m.Path] = true
