@@ -21,7 +21,8 @@ import (
 // TestBundlesASidecarMisreads gives every command that reads a bundle
 // (eval --bundle and permissions --bundle, with and without --ext, replay
 // --bundle of a file, with and without --ext, and of a REF, test with a
-// case file that names it, with and without ext, push, pull)
+// case file that names it, with and without ext, matrix --bundle, push,
+// pull)
 // each change of a built bundle that an OPA sidecar would read differently
 // from the embedded evaluator (SPEC §4.3: roots not ours, WebAssembly, a
 // module or data outside the roots): exit 2, nothing on stdout, the
@@ -128,6 +129,7 @@ func (r misreadRuns) runs() []struct {
 		{r.ref, []string{"replay", "--bundle", r.ref, "--plain-http", input}},
 		{r.file, []string{"test", r.cases}},
 		{r.file, []string{"test", r.casesExt}},
+		{r.file, []string{"matrix", "--bundle", r.file}},
 		{r.file, []string{"push", r.file, r.pushTo, "--plain-http"}},
 		{r.ref, []string{"pull", r.ref, "-o", r.out, "--plain-http"}},
 	}
