@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,7 +20,9 @@ import (
 
 // TestBundlesASidecarMisreads gives every command that reads a bundle
 // (eval --bundle and permissions --bundle, with and without --ext, replay
-// --bundle of a file, with and without --ext, and of a REF, push, pull)
+// --bundle of a file, with and without --ext, and of a REF, test with a
+// case file that names it, with and without ext, matrix --bundle, push,
+// pull)
 // each change of a built bundle that an OPA sidecar would read differently
 // from the embedded evaluator (docs/bundles.md: roots not ours,
 // WebAssembly, a module or data outside the roots): exit 2, nothing on
@@ -47,6 +50,7 @@ func TestBundlesASidecarMisreads(t *testing.T) {
 			r := misreadRuns{dir: dir, file: writeBundleFile(t, t.TempDir(), data),
 				ref: fmt.Sprintf("%s/policy/read%d:r1", reg.Host, i), pushTo: fmt.Sprintf("%s/policy/push%d:r1", reg.Host, i),
 				out: filepath.Join(t.TempDir(), "pulled.tar.gz")}
+			r.cases, r.casesExt = writeMisreadCases(t, r.file, ""), writeMisreadCases(t, r.file, "ext: ["+strconv.Quote(filepath.Join(dir, "ext"))+"]\n")
 			if _, err := (oci.Remote{PlainHTTP: true}).Push(context.Background(), mustRef(t, r.ref), data, "misread"); err != nil {
 				t.Fatal(err)
 			}
@@ -87,6 +91,22 @@ func misreadTarball(good *bundle.Bundle, mis bundletest.Misread) ([]byte, error)
 // push and pull put it.
 type misreadRuns struct {
 	dir, file, ref, pushTo, out string
+	// cases and casesExt are folders of a case file that names the
+	// bundle, the second with the runtime's rules.
+	cases, casesExt string
+}
+
+// writeMisreadCases writes a folder with a case file that names bundle,
+// with head above its cases, and returns the folder. Its case passes on
+// any bundle hcp-rego builds.
+func writeMisreadCases(t *testing.T, bundle, head string) string {
+	t.Helper()
+	dir := t.TempDir()
+	text := "bundles: [" + strconv.Quote(bundle) + "]\n" + head + "cases:\n  - { name: garbage, input: {}, want: { code: invalid_input } }\n"
+	if err := os.WriteFile(filepath.Join(dir, "b.cases.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // runs are the command lines that read the bundle, each with the name its
@@ -107,6 +127,9 @@ func (r misreadRuns) runs() []struct {
 		{r.file, []string{"replay", "--bundle", r.file, input}},
 		{r.file, []string{"replay", "--bundle", r.file, input, "--ext", ext}},
 		{r.ref, []string{"replay", "--bundle", r.ref, "--plain-http", input}},
+		{r.file, []string{"test", r.cases}},
+		{r.file, []string{"test", r.casesExt}},
+		{r.file, []string{"matrix", "--bundle", r.file}},
 		{r.file, []string{"push", r.file, r.pushTo, "--plain-http"}},
 		{r.ref, []string{"pull", r.ref, "-o", r.out, "--plain-http"}},
 	}

@@ -90,7 +90,7 @@ func runExport(ctx context.Context, s streams, o exportOptions) error {
 	if err := bundles.CheckOutput(o.output, m.Inputs()); err != nil {
 		return badInput(err)
 	}
-	if _, err := pickSubjects(m, []string{o.subject}); err != nil {
+	if _, err := pickSubjects(matrix.Subjects(m), []string{o.subject}); err != nil {
 		return badInput(err)
 	}
 	if tenants := matrix.OnlyForTenants(m, o.subject); o.tenant == "" && tenants != nil {

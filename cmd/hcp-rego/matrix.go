@@ -15,12 +15,13 @@ import (
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/matrix"
+	"github.com/hcp-rego/hcp-rego/internal/policy"
 	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 )
 
 type matrixOptions struct {
-	packFlags
+	policyFlags
 	subjects  []string
 	mode      string
 	tenant    string
@@ -32,7 +33,7 @@ type matrixOptions struct {
 func newMatrixCommand(s streams) *cobra.Command {
 	var o matrixOptions
 	cmd := &cobra.Command{
-		Use:   "matrix PACK_DIR... --grants FILE... [--mode ask|run] [--tenant T] [--subject S]... [--format table|markdown|json]\n  hcp-rego matrix --diff OLD_DIR NEW_DIR [--mode ask|run] [--tenant T]",
+		Use:   "matrix (PACK_DIR... --grants FILE... | --bundle FILE...) [--mode ask|run] [--tenant T] [--subject S]... [--format table|markdown|json]\n  hcp-rego matrix --diff OLD_DIR NEW_DIR [--mode ask|run] [--tenant T]",
 		Short: "Show who gets what: allow, ask or deny for every subject and command",
 		Long: `Matrix prints, for every subject that the grant files name (then
 "default") and every command and trigger of the packs, the disposition a
@@ -44,6 +45,13 @@ confirm: true gate passes, "always" still asks); --tenant sets the
 principal's tenant (without it, grants scoped to a tenant count for no cell
 and a note says so); --subject (repeatable) picks columns.
 
+--bundle (repeatable) computes the matrix of bundles as built instead: a
+policy bundle and shards of its build, or a sharded build's folder, read as
+eval --bundle reads them, as a cell's sidecar that loads them decides. The
+subjects are those the bundles' grant tables name. With --tenant and no
+shard of that tenant among them, every cell is tenant_unavailable, shown as
+deny, and a note on stderr names the shard to give.
+
 --format table (default) is aligned for a terminal, coloured when stdout is
 one (NO_COLOR turns colour off); markdown is a table for a pull request
 comment; json is the document docs/matrix.md shows.
@@ -54,6 +62,7 @@ that changed as Markdown, with the rows and subjects that appeared or went
 away. It exits 0 whether or not anything changed.`,
 		Example: `  hcp-rego matrix testdata/packs --grants testdata/grants/acme.json --grants testdata/grants/defaults.json
   hcp-rego matrix testdata/packs --grants testdata/grants/acme.json --tenant acme --subject role:member --format markdown
+  hcp-rego build testdata/packs --grants testdata/grants/acme.json --shards 4 -o cell && hcp-rego matrix --bundle cell --tenant acme
   git worktree add ../base origin/main && hcp-rego matrix --diff ../base .`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -65,7 +74,7 @@ away. It exits 0 whether or not anything changed.`,
 			return runMatrix(cmd.Context(), s, o)
 		},
 	}
-	addPackFlags(cmd.Flags(), &o.packFlags)
+	addPolicyFlags(cmd, &o.policyFlags, "compute the matrix of this bundle (.tar.gz or folder) instead of packs; repeatable: a sharded build's policy bundle and shards, or its folder")
 	cmd.Flags().StringVar(&o.mode, "mode", matrix.ModeAsk, "access.mode of every call: ask or run")
 	cmd.Flags().StringVar(&o.tenant, "tenant", "", "the principals' tenant (default none)")
 	emptyHint(cmd, "tenant", "leave it out for a principal with no tenant")
@@ -87,22 +96,13 @@ func runMatrix(ctx context.Context, s streams, o matrixOptions) error {
 	if err := o.checkCommon(); err != nil {
 		return badInput(err)
 	}
-	if len(o.grants) == 0 {
-		// Required but for --diff, which finds the grant files itself.
-		return badInput(errors.New(`required flag --grants not set: hcp-rego matrix --help shows an example`))
+	if err := o.checkPolicy(); err != nil {
+		return badInput(err)
 	}
 	if !slices.Contains([]string{"table", "markdown", "json"}, o.format) {
 		return badInput(fmt.Errorf("--format %q: want table, markdown or json", o.format))
 	}
-	m, err := o.checked()
-	if err != nil {
-		return badInput(err)
-	}
-	subjects, err := pickSubjects(m, o.subjects)
-	if err != nil {
-		return badInput(err)
-	}
-	mx, err := matrix.Compute(ctx, m, matrix.Options{Mode: o.mode, Tenant: o.tenant, Subjects: subjects})
+	mx, unavailable, err := o.compute(ctx, s.err)
 	if err != nil {
 		return badInput(err)
 	}
@@ -120,20 +120,73 @@ func runMatrix(ctx context.Context, s streams, o matrixOptions) error {
 	}
 	if o.format == "json" {
 		// The table and Markdown show them above the table.
-		writeTenantNotes(s.err, m, o.tenant)
+		for _, n := range mx.TenantNotes {
+			fmt.Fprintln(s.err, n.Text())
+		}
+	}
+	if mx.TenantUnavailable {
+		fmt.Fprintln(s.err, unavailable)
 	}
 	writeAnomalies(s.err, mx)
 	_, err = s.out.Write(out.Bytes())
 	return err
 }
 
+// checkPolicy refuses flags that name two policies or none, or say how
+// to read a bundle that is not read.
+func (o matrixOptions) checkPolicy() error {
+	switch {
+	case o.mixed():
+		return errors.New("give either --bundle or PACK_DIR... and --grants, not both")
+	case len(o.bundles) == 0 && len(o.grants) == 0:
+		// Required but for --diff, which finds the grant files itself.
+		return errors.New(`required flag --grants not set: hcp-rego matrix --help shows an example`)
+	}
+	return o.checkBundleFlags()
+}
+
+// compute computes the matrix of the packs and grant files, or of the
+// bundles, as the flags say; notes on the bundles read go to notes. With
+// bundles, unavailable says why the matrix is tenant_unavailable when it
+// is (Matrix.TenantUnavailable).
+func (o matrixOptions) compute(ctx context.Context, notes io.Writer) (mx *matrix.Matrix, unavailable string, err error) {
+	opts := matrix.Options{Mode: o.mode, Tenant: o.tenant}
+	if len(o.bundles) == 0 {
+		m, err := o.checked()
+		if err != nil {
+			return nil, "", err
+		}
+		if opts.Subjects, err = pickSubjects(matrix.Subjects(m), o.subjects); err != nil {
+			return nil, "", err
+		}
+		mx, err = matrix.Compute(ctx, m, opts)
+		return mx, "", err
+	}
+	p, err := policy.Read(ctx, o.source(nil))
+	if err != nil {
+		return nil, "", err
+	}
+	noteUnverified(notes, p)
+	if opts.Subjects, err = pickSubjects(matrix.BundleSubjects(p.Bundle), o.subjects); err != nil {
+		return nil, "", err
+	}
+	ev, err := p.Evaluator(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	mx, err = matrix.ComputeBundle(ctx, p.Bundle, ev, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	return mx, matrix.UnavailableNote(p.Bundle, o.tenant), nil
+}
+
 // pickSubjects checks --subject against the subjects the grants name (and
-// default); none given means all of them.
-func pickSubjects(m *compile.Model, picked []string) ([]string, error) {
+// default), known; none given means all of them.
+func pickSubjects(known, picked []string) ([]string, error) {
 	if len(picked) == 0 {
 		return nil, nil
 	}
-	known := matrix.Subjects(m)
 	for _, s := range picked {
 		if !slices.Contains(known, s) {
 			return nil, fmt.Errorf("--subject %q: no grant names it; the subjects are %s", s, strings.Join(known, ", "))
@@ -174,12 +227,17 @@ func runMatrixDiff(ctx context.Context, s streams, o matrixOptions) error {
 		return badInput(errors.New("--diff takes two folders: OLD_DIR NEW_DIR"))
 	case len(o.grants) > 0:
 		return badInput(errors.New("--diff finds the grant files under OLD_DIR and NEW_DIR; leave out --grants"))
+	case len(o.bundles) > 0:
+		return badInput(errors.New("--diff compares two folders of packs and grant files; leave out --bundle"))
 	case len(o.subjects) > 0:
 		return badInput(errors.New("--diff shows every subject of both versions; leave out --subject"))
 	case o.formatSet && o.format != "markdown":
 		return badInput(fmt.Errorf("--format %q: --diff prints markdown only", o.format))
 	}
 	if err := o.checkCommon(); err != nil {
+		return badInput(err)
+	}
+	if err := o.checkBundleFlags(); err != nil {
 		return badInput(err)
 	}
 	// Both versions' problems, sorted together, each once (a file both

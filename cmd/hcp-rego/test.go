@@ -27,6 +27,7 @@ type testOptions struct {
 	run       string
 	verbose   bool
 	sources   sourceLimit
+	bundles   bundleLimit
 }
 
 func newTestCommand(s streams) *cobra.Command {
@@ -42,6 +43,11 @@ Rego test with OPA's tester. The run ends with "N passed, N failed": the last
 line of stdout for pretty and github, on stderr for json and junit, whose
 stdout is one document. Exit 0 when all pass, 1 when any fails or coverage is
 under --threshold, 2 on bad input or when there is no test to run.
+
+A case file that names bundles (bundles: a policy bundle and shards of its
+build, or a sharded build's folder) instead of packs and grants has its
+cases decided with them as a sidecar that loads them decides, read as
+eval --bundle reads them; --max-bundle-bytes raises what each may hold.
 
 --run REGEX runs only the cases and Rego tests whose names it matches (Go
 regular expression syntax, anywhere in the name, as opa test --run and go
@@ -79,6 +85,7 @@ the watch goes on; Ctrl-C ends it with exit 0 ("hcp-rego test --watch .").`,
 	cmd.Flags().StringVar(&o.run, "run", "", "run only the cases and Rego tests whose names this regular expression matches")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "print each test's time")
 	addSourceLimitFlag(cmd.Flags(), &o.sources)
+	addBundleLimitFlag(cmd.Flags(), &o.bundles)
 	return cmd
 }
 
@@ -103,7 +110,8 @@ func runTest(ctx context.Context, s streams, o testOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	run := testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil, Explain: o.explain, Run: selected, Times: o.verbose, Limits: o.sources.limits()}
+	run := testrun.Options{Paths: o.paths, Coverage: o.coverage || threshold != nil, Explain: o.explain, Run: selected, Times: o.verbose, Limits: o.sources.limits(),
+		BundleLimits: o.bundles.limits(), BundleHint: raiseBundles}
 	if o.watch {
 		return watchTests(ctx, s, o, run)
 	}

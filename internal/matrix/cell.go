@@ -16,12 +16,17 @@ const (
 	codeAllowed    = "allowed"
 	codeConfirm    = "confirm_required"
 	codeCapability = "capability_required"
+	// codeTenant is the code of every call of a principal whose tenant's
+	// grants are not loaded: a sharded build without its tenant's shard
+	// (SPEC §4.4). The matrix says so once (Matrix.TenantUnavailable).
+	codeTenant = "tenant_unavailable"
 )
 
 // DispositionOf maps a decision document to the disposition a harness
 // shows: allowed (with allow: true) is allow, confirm_required is ask, and
 // anything else is deny. expected is false when the code is none of those
-// three, which a synthetic call should never get (see Anomaly).
+// three or tenant_unavailable, which a synthetic call should never get
+// (see Anomaly).
 func DispositionOf(decision hcprego.Decision) (d Disposition, code string, expected bool) {
 	code = decision.Code
 	switch {
@@ -29,7 +34,7 @@ func DispositionOf(decision hcprego.Decision) (d Disposition, code string, expec
 		return Allow, code, true
 	case code == codeConfirm && !decision.Allow:
 		return Ask, code, true
-	case code == codeCapability:
+	case code == codeCapability, code == codeTenant:
 		return Deny, code, true
 	}
 	return Deny, code, false
@@ -88,6 +93,9 @@ func (mx *Matrix) fill(ctx context.Context, ev *hcprego.Evaluator, principals []
 		row, subject := mx.Rows[c.row], mx.Subjects[c.col]
 		d, code, ok := DispositionOf(out[i])
 		row.Cells[subject] = d
+		if code == codeTenant {
+			mx.TenantUnavailable = true
+		}
 		if !ok {
 			mx.Anomalies = append(mx.Anomalies, Anomaly{Subject: subject, Row: row.RowID, Code: code})
 		}

@@ -82,6 +82,10 @@ type Matrix struct {
 	// only for another tenant than the principals'. The table and
 	// Markdown show them above the table.
 	TenantNotes []TenantNote `json:"-"`
+	// TenantUnavailable is true when some cell was decided
+	// tenant_unavailable: the principals' tenant's shard is not among
+	// the bundles decided with (ComputeBundle), and its cells show deny.
+	TenantUnavailable bool `json:"-"`
 }
 
 // Options say which cells to compute.
@@ -109,7 +113,7 @@ func Compute(ctx context.Context, m *compile.Model, o Options) (*Matrix, error) 
 	if subjects == nil {
 		subjects = Subjects(m)
 	}
-	principals, err := principalsFor(m, subjects, o.Tenant)
+	principals, err := principalsFor(principalIDs(m), subjects, o.Tenant)
 	if err != nil {
 		return nil, err
 	}

@@ -141,7 +141,7 @@ func TestSyntheticID(t *testing.T) {
 		{"subject": "role:guest", "pack_id": "hub", "verb_key": "documents.search", "capabilities": ["verb.exec.read"]}
 	]}`)
 	m := load(t, []string{"../../testdata/seed004"}, grants)
-	if id := unnamedID(m); id != "hcp-rego-matrix-2" {
+	if id := unnamedID(principalIDs(m)); id != "hcp-rego-matrix-2" {
 		t.Errorf("unnamedID = %q, want hcp-rego-matrix-2", id)
 	}
 	mx := compute(t, m, Options{})

@@ -60,9 +60,11 @@ func CheckSubject(s string) error {
 }
 
 // principalsFor builds the principal of each subject's column: one that
-// holds just that subject, of tenant when it is not empty.
-func principalsFor(m *compile.Model, subjects []string, tenant string) ([]map[string]any, error) {
-	synthetic := unnamedID(m)
+// holds just that subject, of tenant when it is not empty. named are the
+// ids that principal: grants name, which the id of a column of no
+// principal: subject must not be.
+func principalsFor(named map[string]bool, subjects []string, tenant string) ([]map[string]any, error) {
+	synthetic := unnamedID(named)
 	out := make([]map[string]any, len(subjects))
 	seen := map[string]bool{}
 	for i, s := range subjects {
@@ -88,14 +90,19 @@ func principalsFor(m *compile.Model, subjects []string, tenant string) ([]map[st
 	return out, nil
 }
 
-// unnamedID returns a principal id that no principal: grant of m names.
-func unnamedID(m *compile.Model) string {
+// principalIDs are the ids that the principal: grants of m name.
+func principalIDs(m *compile.Model) map[string]bool {
 	named := map[string]bool{}
 	for _, g := range m.Grants() {
 		if id, ok := strings.CutPrefix(g.Subject, "principal:"); ok {
 			named[id] = true
 		}
 	}
+	return named
+}
+
+// unnamedID returns a principal id that is not among named.
+func unnamedID(named map[string]bool) string {
 	id := syntheticID
 	for n := 2; named[id]; n++ {
 		id = syntheticID + "-" + strconv.Itoa(n)
@@ -120,11 +127,16 @@ func TenantOnly(m *compile.Model, tenant string) map[string][]*compile.Grant {
 // matrix's principals are not of, so that they count in no cell.
 type TenantNote struct {
 	Tenant string
-	Grants []string // each grant's file:line, in file order
+	// Grants are each grant's file:line, in file order; none when the
+	// grants are read from a bundle's tables, which do not list them.
+	Grants []string
 }
 
 // Text is the note as a line for a person, every name printable.
 func (n TenantNote) Text() string {
+	if len(n.Grants) == 0 {
+		return fmt.Sprintf("note: grants hold only for tenant %q and count in no cell (--tenant %s counts them)", n.Tenant, printable.Quote(n.Tenant))
+	}
 	where := make([]string, len(n.Grants))
 	for i, g := range n.Grants {
 		where[i] = printable.Quote(g)
@@ -139,6 +151,9 @@ func (n TenantNote) Text() string {
 // Markdown is the note for a pull request comment: the tenant and each
 // grant a code span.
 func (n TenantNote) Markdown() string {
+	if len(n.Grants) == 0 {
+		return fmt.Sprintf("**note:** grants hold only for tenant %s and count in no cell (`--tenant` counts them)", markdown.Code(n.Tenant))
+	}
 	where := make([]string, len(n.Grants))
 	for i, g := range n.Grants {
 		where[i] = markdown.Code(g)

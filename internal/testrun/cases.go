@@ -24,6 +24,11 @@ type CaseFile struct {
 	// Grants are the grant files the file names, in its order; nil means
 	// every grant file the run found, and an empty list means none.
 	Grants []string
+	// Bundles are the bundles as built that the file names instead of
+	// packs and grants (SPEC §4.4): a policy bundle and shards of its
+	// build, or a sharded build's folder, resolved against its folder.
+	// Its cases are decided with them as a sidecar loading them decides.
+	Bundles []string
 	// Ext is the runtime's own rules the file names (its ext paths),
 	// read as `eval --ext` reads them: every case of the file is decided
 	// with them loaded beside the bundle. ExtPaths are those paths.
@@ -31,6 +36,8 @@ type CaseFile struct {
 	ExtPaths []string
 	Cases    []*Case
 
+	// bundlesPos is where the file names its bundles.
+	bundlesPos problem.Pos
 	// packsKnown is false when the file names packs that could not all
 	// be read (a path that is no pack, a list that is no list of paths).
 	packsKnown bool
@@ -84,6 +91,11 @@ func LoadCaseFile(path string, budget *document.Budget, terms hcprego.TermBudget
 	if n := root.Field("grants"); isStrings(n) {
 		cf.Grants, _ = resolvePaths(path, n, "grants", fileProblem, &errs)
 	}
+	if n := root.Field("bundles"); isStrings(n) {
+		cf.Bundles, _ = resolvePaths(path, n, "bundles", existsProblem, &errs)
+		cf.bundlesPos = n.KeyPos
+		checkNoSources(path, root, &errs)
+	}
 	if n := root.Field("ext"); isStrings(n) {
 		var missing int
 		cf.ExtPaths, missing = resolvePaths(path, n, "ext", existsProblem, &errs)
@@ -109,6 +121,18 @@ func (cf *CaseFile) checkExt(errs *problem.Errors) {
 	for _, c := range cf.Cases {
 		if c.Ext != nil {
 			errs.Add(cf.Path, c.Pos, "case %q sets ext reasons, but the file loads the runtime's rules (ext paths): give one or the other", c.Name)
+		}
+	}
+}
+
+// checkNoSources refuses packs and grants in a case file that names
+// bundles: its cases are decided with the bundles as built, and a pack or
+// grant file beside them would be read by no case, or make a reader think
+// the bundles are built from them.
+func checkNoSources(path string, root *document.Node, errs *problem.Errors) {
+	for _, field := range []string{"packs", "grants"} {
+		if n := root.Field(field); n != nil {
+			errs.Add(path, n.KeyPos, "%s: a case file that names bundles decides with them as built, not with packs and grant files: leave out packs and grants, or bundles", field)
 		}
 	}
 }

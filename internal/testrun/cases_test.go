@@ -85,7 +85,7 @@ func TestCaseFileErrors(t *testing.T) {
 			text: "packs: ../packs/ledger\ncases:\n  - name: a\n    input: {}\n    want: { alow: true, code: alowed }\n    expect: {}\n  - name: b\n    want: {}\n",
 			want: "c.cases.yaml:1:8: packs: must be an array, got a string\n" +
 				"c.cases.yaml:5:13: unknown field \"alow\" in cases[0].want\n" +
-				"c.cases.yaml:5:31: cases[0].want.code: unknown value \"alowed\", want \"invalid_input\", \"unknown_command\", \"pack_unavailable\", \"capability_required\", \"land_denied\", \"runtime_denied\", \"confirm_required\", \"allowed\" or null\n" +
+				"c.cases.yaml:5:31: cases[0].want.code: unknown value \"alowed\", want \"invalid_input\", \"unknown_command\", \"pack_unavailable\", \"tenant_unavailable\", \"capability_required\", \"land_denied\", \"runtime_denied\", \"confirm_required\", \"allowed\" or null\n" +
 				"c.cases.yaml:6:5: unknown field \"expect\" in cases[0]\n" +
 				"c.cases.yaml:7:5: missing field \"input\" in cases[1]\n" +
 				"c.cases.yaml:8:11: cases[1].want: want at least one field of the decision: an empty want cannot fail",

@@ -80,6 +80,9 @@ func measure(m *compile.Model, results []*Result) *Coverage {
 		c.Grants = append(c.Grants, gc)
 	}
 	for _, res := range results {
+		if res.asBuilt {
+			continue
+		}
 		row, grant, code := provenance(res.Decision)
 		if rc := rows[row]; rc != nil && !slices.Contains(rc.Outcomes, code) {
 			rc.Outcomes = append(rc.Outcomes, code)

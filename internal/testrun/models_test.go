@@ -9,6 +9,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/discover"
+	"github.com/hcp-rego/hcp-rego/internal/policy"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
 
@@ -26,11 +27,11 @@ func TestCaseBundlesAreChecked(t *testing.T) {
 		"grants.json":        `{"grants": [{"subject": "role:buyer", "pack_id": "mall", "capabilities": ["verb.exec.read"]}]}`,
 	})
 	t.Chdir(dir)
-	e := newEvaluators(compile.Limits{})
-	if _, err := e.bundle([]string{"shop"}, []string{"grants.json"}); err != nil {
+	e := newEvaluators(compile.Limits{}, policy.BundleReader{})
+	if _, err := e.bundle(caseSet{packs: []string{"shop"}, grants: []string{"grants.json"}}); err != nil {
 		t.Errorf("a grant on a pack outside the set: %v", err)
 	}
-	_, err := e.bundle([]string{"bad"}, nil)
+	_, err := e.bundle(caseSet{packs: []string{"bad"}})
 	if err == nil || !strings.Contains(err.Error(), `verb "buy" missing from policy.json`) {
 		t.Errorf("a pack lint rejects: %v, want its finding", err)
 	}
@@ -69,7 +70,7 @@ func TestRunReleasesEvaluators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := prepare(found, nil, compile.Limits{})
+	r, err := prepare(context.Background(), found, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

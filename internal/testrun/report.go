@@ -55,6 +55,11 @@ type Result struct {
 	// comparison with the want, a Rego test's run by OPA's tester; 0 for
 	// a skipped test.
 	Duration time.Duration
+
+	// asBuilt marks a case decided with bundles as built: coverage is of
+	// the model of the packs and grant files, whose rows its decision
+	// does not judge.
+	asBuilt bool
 }
 
 // Location renders where the test is, "file:line", for a person: the

@@ -240,7 +240,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 				"bad/manifest.json": `{"id": "bad"}`,
 			},
 			want: "a_test.rego:4:1: unexpected eof token\n" +
-				"b.cases.yaml:1:43: cases[0].want.code: unknown value \"nope\", want \"invalid_input\", \"unknown_command\", \"pack_unavailable\", \"capability_required\", \"land_denied\", \"runtime_denied\", \"confirm_required\", \"allowed\" or null\n" +
+				"b.cases.yaml:1:43: cases[0].want.code: unknown value \"nope\", want \"invalid_input\", \"unknown_command\", \"pack_unavailable\", \"tenant_unavailable\", \"capability_required\", \"land_denied\", \"runtime_denied\", \"confirm_required\", \"allowed\" or null\n" +
 				"bad/policy.json:1:16: policy surface_id \"other\" !== \"bad\"",
 		},
 		{

@@ -23,10 +23,12 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
 
+	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/discover"
 	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/explain"
+	"github.com/hcp-rego/hcp-rego/internal/policy"
 	"github.com/hcp-rego/hcp-rego/internal/printable"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
 	"github.com/hcp-rego/hcp-rego/internal/regolimit"
@@ -47,6 +49,20 @@ type Options struct {
 	// Limits bound what the run reads of its packs and grant files; the
 	// zero value sets the defaults.
 	Limits compile.Limits
+	// BundleLimits bound what the run reads of each bundle a case file
+	// names (the zero value: bundles.DefaultLimits), and BundleHint is
+	// what a refusal for them says last: how to raise them.
+	BundleLimits bundles.Limits
+	BundleHint   string
+}
+
+// reader reads the bundles that case files name as o says.
+func (o Options) reader() policy.BundleReader {
+	limits := o.BundleLimits
+	if limits == (bundles.Limits{}) {
+		limits = bundles.DefaultLimits
+	}
+	return policy.BundleReader{Limits: limits, Hint: o.BundleHint}
 }
 
 // Run finds the tests under the paths, checks every input (packs, grant
@@ -62,7 +78,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	// A broken file that discovery meets is reported with every problem
 	// that loading the rest finds, not alone.
 	found, discoverErr := discover.Discover(paths)
-	r, err := prepare(found, discoverErr, o.Limits)
+	r, err := prepare(ctx, found, discoverErr, o)
 	if err != nil {
 		return nil, err
 	}
@@ -116,9 +132,10 @@ type run struct {
 }
 
 // prepare loads and checks every input of the run, reporting every problem
-// in every file at once.
-func prepare(found *discover.Found, discoverErr error, limits compile.Limits) (*run, error) {
-	r := &run{found: found, evals: newEvaluators(limits)}
+// in every file at once: o's limits bound what it reads.
+func prepare(ctx context.Context, found *discover.Found, discoverErr error, o Options) (*run, error) {
+	limits := o.Limits
+	r := &run{found: found, evals: newEvaluators(limits, o.reader())}
 	var errs problem.Errors
 	errs.Merge("", discoverErr)
 	// A folder discovery could not walk, or a case file whose packs are
@@ -150,6 +167,7 @@ func prepare(found *discover.Found, discoverErr error, limits compile.Limits) (*
 		sources.MarkPacksMissing()
 	}
 	sources.Inert(inertInRun(sources, found))
+	r.readBundles(ctx, &errs)
 	if len(errs) > 0 {
 		errs.Merge("", sources.Problems())
 		return nil, errs.Err()
@@ -157,13 +175,34 @@ func prepare(found *discover.Found, discoverErr error, limits compile.Limits) (*
 	if r.model, err = sources.Check(); err != nil {
 		return nil, err
 	}
-	b, err := r.evals.bundle(found.Packs, found.GrantFiles)
+	own := caseSet{packs: found.Packs, grants: found.GrantFiles}
+	b, err := r.evals.bundle(own)
 	if err != nil {
 		return nil, err
 	}
 	r.defaultBundle = b
-	r.evals.keep(found.Packs, found.GrantFiles)
+	r.evals.keep(own)
 	return r, nil
+}
+
+// readBundles reads the bundles of every case file that names some,
+// adding what is wrong with them to errs: a refusal that names no file
+// of its own (two policy bundles, a shard without one) stands at the case
+// file's bundles.
+func (r *run) readBundles(ctx context.Context, errs *problem.Errors) {
+	for _, cf := range r.caseFiles {
+		if cf.Bundles == nil {
+			continue
+		}
+		var read problem.Errors
+		read.Merge("", r.evals.readBundles(ctx, r.setOf(cf)))
+		for _, e := range read {
+			if e.File == "" && e.In == "" {
+				e.File, e.Pos, e.Msg = cf.Path, cf.bundlesPos, "bundles: "+e.Msg
+			}
+		}
+		*errs = append(*errs, read...)
+	}
 }
 
 // allInputs lists every pack and grant file that the run found or that a
@@ -201,16 +240,21 @@ func inertInRun(sources *compile.Sources, found *discover.Found) func(*compile.G
 	}
 }
 
-// inputsOf is the packs and grant files a case file's cases run against.
-func (r *run) inputsOf(cf *CaseFile) (packs, grants []string) {
-	packs, grants = cf.Packs, cf.Grants
-	if packs == nil {
-		packs = r.found.Packs
+// setOf is what a case file's cases are decided with: its bundles, or
+// its packs and grant files (every one found, for those it does not
+// name).
+func (r *run) setOf(cf *CaseFile) caseSet {
+	if cf.Bundles != nil {
+		return caseSet{bundles: cf.Bundles, ext: cf.ExtPaths}
 	}
-	if grants == nil {
-		grants = r.found.GrantFiles
+	set := caseSet{packs: cf.Packs, grants: cf.Grants}
+	if set.packs == nil {
+		set.packs = r.found.Packs
 	}
-	return packs, grants
+	if set.grants == nil {
+		set.grants = r.found.GrantFiles
+	}
+	return set
 }
 
 // runCases decides every case and compares the decision with its want.
@@ -218,48 +262,60 @@ func (r *run) inputsOf(cf *CaseFile) (packs, grants []string) {
 func (r *run) runCases(ctx context.Context) ([]*Result, error) {
 	last := map[string]int{} // each set's last case file
 	for i, cf := range r.caseFiles {
-		last[bundleKey(r.inputsOf(cf))] = i
+		last[r.setOf(cf).key()] = i
 	}
 	var results []*Result
 	for i, cf := range r.caseFiles {
-		packs, grants := r.inputsOf(cf)
-		got, err := r.runCaseFile(ctx, cf, packs, grants)
+		set := r.setOf(cf)
+		got, err := r.runCaseFile(ctx, cf, set)
 		if err != nil {
 			return nil, err
 		}
 		results = append(results, got...)
-		r.evals.release(packs, grants, last[bundleKey(packs, grants)] == i)
+		r.evals.release(set, last[set.key()] == i)
 	}
 	return results, nil
 }
 
-// runCaseFile decides the cases of cf against packs and grants.
-func (r *run) runCaseFile(ctx context.Context, cf *CaseFile, packs, grants []string) ([]*Result, error) {
+// runCaseFile decides the cases of cf with set.
+func (r *run) runCaseFile(ctx context.Context, cf *CaseFile, set caseSet) ([]*Result, error) {
 	var results []*Result
 	for _, c := range cf.Cases {
 		if r.selected != nil && !r.selected.MatchString(c.Name) {
 			continue
 		}
-		ev, err := r.evals.evaluator(ctx, packs, grants, c.Ext, cf)
+		ev, err := r.evals.evaluator(ctx, set, c.Ext, cf)
 		if err != nil {
 			return nil, err
 		}
-		res := &Result{Kind: KindCase, Name: c.Name, File: c.File, Pos: c.Pos, Status: Pass}
+		res := &Result{Kind: KindCase, Name: c.Name, File: c.File, Pos: c.Pos, Status: Pass, asBuilt: cf.Bundles != nil}
 		start := time.Now()
 		decided, err := ev.Decide(ctx, c.Input)
 		if err != nil {
 			res.Status, res.Message = Fail, err.Error()
 		} else {
 			res.Decision = &decided.Decision
-			if res.Diffs = Diff(c.Want, caseSources(decided.Decision.Doc, c.Want, cf.Path)); len(res.Diffs) > 0 {
+			if res.Diffs = Diff(c.Want, r.comparedDoc(cf, decided.Decision.Doc, c.Want)); len(res.Diffs) > 0 {
 				res.Status = Fail
 			}
 		}
 		res.Duration = time.Since(start)
 		if r.explain && res.Status == Fail && res.Decision != nil {
-			res.Steps = explain.Explain(r.evals.model(packs, grants), c.Input, *res.Decision, decided.RuntimeConfirm, explain.InputProblems(c.File, c.input))
+			res.Steps = explain.Explain(r.evals.model(set), c.Input, *res.Decision, decided.RuntimeConfirm, explain.InputProblems(c.File, c.input))
 		}
 		results = append(results, res)
 	}
 	return results, nil
+}
+
+// comparedDoc is the decision document doc as a case of cf compares it
+// with want: with bundles, as they decided it, since their sources are
+// paths as the build was given them, which a sidecar's decision names
+// too; with packs and grant files, with its sources relative to the case
+// file (caseSources).
+func (r *run) comparedDoc(cf *CaseFile, doc, want map[string]any) map[string]any {
+	if cf.Bundles != nil {
+		return doc
+	}
+	return caseSources(doc, want, cf.Path)
 }
