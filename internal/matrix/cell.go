@@ -18,7 +18,7 @@ const (
 	codeCapability = "capability_required"
 	// codeTenant is the code of every call of a principal whose tenant's
 	// grants are not loaded: a sharded build without its tenant's shard
-	// (SPEC §4.4). The matrix says so once (Matrix.TenantUnavailable).
+	// (docs/fleet.md). The matrix says so once (Matrix.TenantUnavailable).
 	codeTenant = "tenant_unavailable"
 )
 

@@ -49,7 +49,7 @@ func buyer(tenant, key string) string {
 }
 
 // TestCasesDecideWithShards decides case files with a sharded build as a
-// sidecar loads it (SPEC §4.4): with the build's folder, a tenant's
+// sidecar loads it (docs/fleet.md): with the build's folder, a tenant's
 // grants hold; with its shard left out, a principal of that tenant is
 // denied tenant_unavailable, never given the default grant that its own
 // grants, missing, would have kept from it; a principal of no tenant

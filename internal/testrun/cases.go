@@ -25,7 +25,7 @@ type CaseFile struct {
 	// every grant file the run found, and an empty list means none.
 	Grants []string
 	// Bundles are the bundles as built that the file names instead of
-	// packs and grants (SPEC §4.4): a policy bundle and shards of its
+	// packs and grants (docs/fleet.md): a policy bundle and shards of its
 	// build, or a sharded build's folder, resolved against its folder.
 	// Its cases are decided with them as a sidecar loading them decides.
 	Bundles []string

@@ -14,7 +14,7 @@ import (
 )
 
 // caseSet is what the cases of a case file are decided with: its packs
-// and grant files, compiled, or its bundles as built (SPEC §4.4), read
+// and grant files, compiled, or its bundles as built (docs/fleet.md), read
 // with the runtime's rules at ext as `eval --bundle --ext` reads them.
 type caseSet struct {
 	packs, grants []string
