@@ -14,6 +14,7 @@ import (
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
+	"github.com/hcp-rego/hcp-rego/internal/explain"
 	"github.com/hcp-rego/hcp-rego/internal/reference"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
 	hcprego "github.com/hcp-rego/hcp-rego/rego"
@@ -166,6 +167,14 @@ func cells(r *rand.Rand) []cell {
 // shards, and each loaded shard's index and build.
 func (s *shardedSet) sidecar(t *testing.T, c cell) *pair {
 	t.Helper()
+	p, _ := s.sidecarBundle(t, c)
+	return p
+}
+
+// sidecarBundle is sidecar with the bundle its evaluator decides with:
+// the policy bundle merged with c (bundles.Merge).
+func (s *shardedSet) sidecarBundle(t *testing.T, c cell) (*pair, *bundle.Bundle) {
+	t.Helper()
 	var loaded []*bundle.Bundle
 	roots := []bundles.BundleRoots{{Name: bundles.PolicyFile, Roots: *s.policy.Manifest.Roots}}
 	shards := reference.Shards{Of: policyShards, Loaded: map[int]int{}}
@@ -178,11 +187,12 @@ func (s *shardedSet) sidecar(t *testing.T, c cell) *pair {
 	if err := bundles.CheckApart(roots...); err != nil {
 		t.Fatalf("cell %v is not one a sidecar loads: %v", c, err)
 	}
-	ev, err := hcprego.New(context.Background(), bundles.Merge(s.policy, loaded))
+	merged := bundles.Merge(s.policy, loaded)
+	ev, err := hcprego.New(context.Background(), merged)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &pair{rego: ev, ref: reference.New(s.model.Packs(), s.model.Grants()).WithShards(shards)}
+	return &pair{rego: ev, ref: reference.New(s.model.Packs(), s.model.Grants()).WithShards(shards)}, merged
 }
 
 // shardInputs are n inputs for the sharded differential: half random
@@ -436,4 +446,63 @@ func errorOf(res *hcprego.Result) any {
 		return nil
 	}
 	return res.GPARSError
+}
+
+// TestExplainShards walks eval --explain over sharded sidecars' decisions
+// (bundles.ShardingOf the merged bundle, no model, as eval --bundle has
+// it): the tenant step stops exactly on tenant_unavailable, saying why
+// (its shard missing, or loaded from another build, and what is loaded);
+// otherwise it says the tenant's shard is loaded, or that the principal
+// has none.
+func TestExplainShards(t *testing.T) {
+	set := newShardedSet(t)
+	inputs := shardInputs(set.model, 38, scaled(4000))
+	seen := map[string]int{}
+	for _, c := range []cell{own(), own(0, 2), own(3).with(3, 0), own(0, 1, 2, 3)} {
+		p, merged := set.sidecarBundle(t, c)
+		sh := bundles.ShardingOf(merged)
+		for _, in := range inputs {
+			if isListing(in) {
+				continue
+			}
+			res, err := p.rego.Decide(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps := explain.ExplainSharded(sh, nil, in, res.Decision, res.RuntimeConfirm, nil)
+			for _, why := range disagreements(steps, res.Decision) {
+				t.Errorf("cell %v: explain contradicts the decision %s on %s: %s", c, res.Decision.Code, jsonText(in), why)
+			}
+			for _, st := range steps {
+				if st.Name != "tenant" || st.Status == explain.NotReached {
+					continue
+				}
+				kind := tenantDetailKind(strings.Join(st.Detail, " | "))
+				seen[string(st.Status)+" "+kind]++
+				if ok := st.Status == explain.Passed; ok != (kind == "loaded" || kind == "no tenant") {
+					t.Errorf("cell %v: tenant step %s says %q on %s", c, st.Status, st.Detail, jsonText(in))
+				}
+			}
+		}
+	}
+	for _, want := range []string{"ok loaded", "ok no tenant", "STOP missing", "STOP another build"} {
+		if seen[want] == 0 {
+			t.Errorf("no tenant step %q: %v", want, seen)
+		}
+	}
+}
+
+// tenantDetailKind classifies what the tenant step said.
+func tenantDetailKind(text string) string {
+	switch {
+	case strings.Contains(text, "has no tenant"):
+		return "no tenant"
+	case strings.Contains(text, "of a build of") && strings.Contains(text, "loaded here: shards"):
+		return "another build"
+	case strings.Contains(text, "which is not loaded here") && strings.Contains(text, "loaded here: "):
+		return "missing"
+	case strings.Contains(text, ", loaded here"):
+		return "loaded"
+	}
+	return "unknown: " + text
 }
