@@ -123,16 +123,7 @@ const grantsB = `{"version": 1, "grants": [
 func diffModel(t testing.TB) *compile.Model {
 	t.Helper()
 	dir := t.TempDir()
-	manifest, policy := alphaPack()
-	files := map[string]string{
-		"packs/alpha/manifest.json":     manifest,
-		"packs/alpha/policy.json":       policy,
-		"packs/beta-pack/manifest.json": betaManifest,
-		"packs/beta-pack/policy.json":   betaPolicy,
-		"grants/a.json":                 grantsA,
-		"grants/b.json":                 grantsB,
-	}
-	treetest.Write(t, dir, files)
+	treetest.Write(t, dir, diffFiles())
 	m, err := compile.Checked(
 		[]string{filepath.Join(dir, "packs/alpha"), filepath.Join(dir, "packs/beta-pack")},
 		[]string{filepath.Join(dir, "grants/a.json"), filepath.Join(dir, "grants/b.json")})
@@ -140,6 +131,19 @@ func diffModel(t testing.TB) *compile.Model {
 		t.Fatalf("the differential pack set must load and lint clean:\n%v", err)
 	}
 	return m
+}
+
+// diffFiles are the files of the pack set, by path.
+func diffFiles() map[string]string {
+	manifest, policy := alphaPack()
+	return map[string]string{
+		"packs/alpha/manifest.json":     manifest,
+		"packs/alpha/policy.json":       policy,
+		"packs/beta-pack/manifest.json": betaManifest,
+		"packs/beta-pack/policy.json":   betaPolicy,
+		"grants/a.json":                 grantsA,
+		"grants/b.json":                 grantsB,
+	}
 }
 
 // pair decides with both implementations.

@@ -61,7 +61,7 @@ func TestExplainAgreesWithDecision(t *testing.T) {
 // disagreements lists where the explained steps contradict decision d.
 func disagreements(steps []explain.Step, d hcprego.Decision) []string {
 	var out []string
-	stop := map[string]string{"input": "invalid_input", "row": "unknown_command", "reachable": "pack_unavailable",
+	stop := map[string]string{"input": "invalid_input", "row": "unknown_command", "reachable": "pack_unavailable", "tenant": "tenant_unavailable",
 		"capability": "capability_required", "land": "land_denied", "runtime": "runtime_denied", "confirm": "confirm_required"}
 	for _, s := range steps {
 		text := strings.Join(s.Detail, " | ")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/explain"
 	"github.com/hcp-rego/hcp-rego/internal/policy"
@@ -94,7 +95,7 @@ func runEval(ctx context.Context, s streams, o evalOptions) error {
 	}
 	var steps []explain.Step
 	if o.explain {
-		steps = explain.Explain(m, input.value, res.Decision, res.RuntimeConfirm, explain.InputProblems(input.file, input.root))
+		steps = explain.ExplainSharded(bundles.ShardingOf(in.policy.Bundle), m, input.value, res.Decision, res.RuntimeConfirm, explain.InputProblems(input.file, input.root))
 	}
 	if err := printDecision(s.out, o.format, res.Decision, steps); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/document"
 	"github.com/hcp-rego/hcp-rego/internal/problem"
@@ -41,6 +42,7 @@ var chain = []struct{ name, code string }{
 	{"input", "invalid_input"},
 	{"row", "unknown_command"},
 	{"reachable", "pack_unavailable"},
+	{"tenant", "tenant_unavailable"},
 	{"capability", "capability_required"},
 	{"land", "land_denied"},
 	{"runtime", "runtime_denied"},
@@ -54,6 +56,13 @@ var chain = []struct{ name, code string }{
 // m may be nil (a bundle evaluated as built): the steps then say only what
 // the decision itself carries.
 func Explain(m *compile.Model, input any, decision hcprego.Decision, runtimeConfirm []any, problems []string) []Step {
+	return ExplainSharded(bundles.Sharding{}, m, input, decision, runtimeConfirm, problems)
+}
+
+// ExplainSharded is Explain for a policy whose sharding is sh
+// (bundles.ShardingOf the bundle decided with): the tenant step names the
+// principal's tenant's shard and the shards loaded.
+func ExplainSharded(sh bundles.Sharding, m *compile.Model, input any, decision hcprego.Decision, runtimeConfirm []any, problems []string) []Step {
 	code := decision.Code
 	c := readCall(input)
 	steps := make([]Step, len(chain))
@@ -67,7 +76,7 @@ func Explain(m *compile.Model, input any, decision hcprego.Decision, runtimeConf
 			st.Status, stopped = Failed, true
 		}
 		if st.Status != NotReached {
-			st.Detail = describe(s.name, st.Status == Failed, m, c, decision, runtimeConfirm, problems)
+			st.Detail = describe(s.name, st.Status == Failed, sh, m, c, decision, runtimeConfirm, problems)
 		}
 		steps[i] = st
 	}
@@ -75,7 +84,7 @@ func Explain(m *compile.Model, input any, decision hcprego.Decision, runtimeConf
 }
 
 // describe says what one step saw.
-func describe(step string, failed bool, m *compile.Model, c call, d hcprego.Decision, runtimeConfirm []any, problems []string) []string {
+func describe(step string, failed bool, sh bundles.Sharding, m *compile.Model, c call, d hcprego.Decision, runtimeConfirm []any, problems []string) []string {
 	switch step {
 	case "input":
 		if failed {
@@ -89,6 +98,8 @@ func describe(step string, failed bool, m *compile.Model, c call, d hcprego.Deci
 			return []string{"pack_reachable is false"}
 		}
 		return []string{"pack_reachable is not false"}
+	case "tenant":
+		return describeTenant(failed, sh, c)
 	case "capability":
 		return describeCapability(failed, m, c, d)
 	case "land":

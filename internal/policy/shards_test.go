@@ -71,7 +71,7 @@ func TestShardsReadAsASidecarLoadsThem(t *testing.T) {
 	}{
 		{"the folder", []string{four}, want},
 		{"acme's shard", []string{policy, shard(four, acme)}, want},
-		{"another shard", []string{policy, shard(four, (acme + 1) % 4)}, "tenant_unavailable"},
+		{"another shard", []string{policy, shard(four, (acme+1)%4)}, "tenant_unavailable"},
 		{"no shard", []string{policy}, "tenant_unavailable"},
 		{"acme's shard's number from a build of 3", []string{policy, shard(three, acme)}, "tenant_unavailable"},
 	} {
@@ -114,4 +114,3 @@ func TestShardsRefusedAsASidecarRefusesThem(t *testing.T) {
 		})
 	}
 }
-

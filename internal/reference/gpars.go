@@ -20,6 +20,10 @@ func GPARSError(decision map[string]any) map[string]any {
 	case packUnavailable:
 		packID, _ := decision["pack_id"].(string)
 		return gparsError(gparsServerUnavailable, "MCP server '"+packID+"' is not reachable.", "SERVER_UNAVAILABLE")
+	case tenantUnavailable:
+		// Names neither the tenant nor its shard: the agent learns that
+		// this sidecar cannot judge the call, not how the fleet is cut.
+		return gparsError(gparsServerUnavailable, "Authorization for this request is not available here.", "SERVER_UNAVAILABLE")
 	case invalidInput:
 		return gparsError(gparsAuthorizationDenied, "The request is not permitted for this agent.", "AUTHORIZATION_DENIED")
 	}

@@ -40,6 +40,7 @@ type Evaluator struct {
 	packs  map[string]*compile.Pack
 	grants *grantIndex
 	input  *schema.Schema
+	shards Shards // the zero value unless WithShards
 }
 
 // New returns an evaluator for packs (each id once) and grants, in order:
@@ -64,6 +65,7 @@ const (
 	invalidInput       = "invalid_input"
 	unknownCommand     = "unknown_command"
 	packUnavailable    = "pack_unavailable"
+	tenantUnavailable  = "tenant_unavailable"
 	capabilityRequired = "capability_required"
 	landDenied         = "land_denied"
 	runtimeDenied      = "runtime_denied"
@@ -77,6 +79,7 @@ var conformance = map[string]string{
 	invalidInput:       "invalid input",
 	unknownCommand:     "unknown command",
 	packUnavailable:    "pack unavailable",
+	tenantUnavailable:  "tenant unavailable",
 	capabilityRequired: "capability required",
 	landDenied:         "land denied",
 	runtimeDenied:      "denied by runtime policy",
@@ -101,8 +104,8 @@ func (e *Evaluator) Decide(input any, ext Ext) map[string]any {
 		return withCall(verdict(unknownCommand, nil), c)
 	}
 	grant := e.grants.first(c, row.Capability())
-	code, reasons := judge(c, row, grant != nil, ext.on(input.(map[string]any)))
-	if code == packUnavailable {
+	code, reasons := judge(c, row, e.shards.holds(c.principal), grant != nil, ext.on(input.(map[string]any)))
+	if code == packUnavailable || code == tenantUnavailable {
 		grant = nil // the chain stopped before the capability step
 	}
 	doc := withRow(withCall(verdict(code, reasons), c), row, grant)
@@ -122,13 +125,17 @@ func (e *Evaluator) row(c *call) *compile.Row {
 	return p.Row(c.kind, c.key)
 }
 
-// judge runs the chain of docs/decisions.md#the-chain from
-// pack_unavailable on, for a call whose row exists, and returns the first
-// failing step's code with the runtime reasons that go with it.
-func judge(c *call, row *compile.Row, held bool, ext Ext) (string, []string) {
+// judge runs the chain of docs/decisions.md#the-chain from pack_unavailable on, for a call
+// whose row exists, and returns the first failing step's code with the
+// runtime reasons that go with it. tenantHere says whether the grants of
+// the principal's tenant are loaded (Shards.holds); held whether the
+// principal holds the row's capability, counting every grant.
+func judge(c *call, row *compile.Row, tenantHere, held bool, ext Ext) (string, []string) {
 	switch {
 	case !c.reachable:
 		return packUnavailable, nil
+	case !tenantHere:
+		return tenantUnavailable, nil
 	case !held:
 		return capabilityRequired, nil
 	case !landHolds(row.Land, c):

@@ -15,7 +15,7 @@ import (
 
 // Outcomes are the codes a decision on a row can end with, in the order
 // of the chain (docs/decisions.md#the-chain).
-var Outcomes = []string{"pack_unavailable", "capability_required", "land_denied", "runtime_denied", "confirm_required", "allowed"}
+var Outcomes = []string{"pack_unavailable", "tenant_unavailable", "capability_required", "land_denied", "runtime_denied", "confirm_required", "allowed"}
 
 // Coverage is how much of the model the decision cases exercised.
 //

@@ -89,6 +89,7 @@ func TestExplainWalksEachFailingCase(t *testing.T) {
       ok    input       well formed
       ok    row         command "buy" of pack "shop": write, land personal, confirm true, needs verb.exec.write (packs/shop/policy.json:5)
       ok    reachable   pack_reachable is not false
+      ok    tenant      the build is not sharded: every tenant's grants are here
       STOP  capability  no grant gives verb.exec.write on command "buy" of pack "shop" to principal:s
                         default grants are on (no principal: or role: grant applies), and none gives it
       -     land
@@ -100,8 +101,8 @@ PASS tests/shop.cases.yaml:5: a buyer browses
 		t.Errorf("pretty report\n%s\nwant\n%s", out.String(), want)
 	}
 	doc := report.JSON()
-	if steps := doc.Tests[0].Explain; len(steps) != 7 || steps[3].Name != "capability" || steps[3].Status != "STOP" {
-		t.Errorf("json explain %+v: want the seven steps, stopped at capability", steps)
+	if steps := doc.Tests[0].Explain; len(steps) != 8 || steps[4].Name != "capability" || steps[4].Status != "STOP" {
+		t.Errorf("json explain %+v: want the eight steps, stopped at capability", steps)
 	}
 	if doc.Tests[1].Explain != nil {
 		t.Errorf("json explains the passing case: %+v", doc.Tests[1].Explain)

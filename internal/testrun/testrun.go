@@ -301,7 +301,8 @@ func (r *run) runCaseFile(ctx context.Context, cf *CaseFile, set caseSet) ([]*Re
 		}
 		res.Duration = time.Since(start)
 		if r.explain && res.Status == Fail && res.Decision != nil {
-			res.Steps = explain.Explain(r.evals.model(set), c.Input, *res.Decision, decided.RuntimeConfirm, explain.InputProblems(c.File, c.input))
+			b, _ := r.evals.bundle(set) // read already: it made ev
+			res.Steps = explain.ExplainSharded(bundles.ShardingOf(b), r.evals.model(set), c.Input, *res.Decision, decided.RuntimeConfirm, explain.InputProblems(c.File, c.input))
 		}
 		results = append(results, res)
 	}
