@@ -268,12 +268,18 @@ func TestShardedFleet(t *testing.T) {
 	for i := range cells {
 		cells[i].opa = startOPA(t, "--config-file", cellConfig(t, reg.addr, ref, cells[i].shards))
 	}
+	// A cell of shards 0 and 1 with docs/fleet.md's configuration as it
+	// is; it polls at OPA's default delay, so it runs the first build only.
+	doc := cell{name: "docs/fleet.md", shards: []int{0, 1}}
+	doc.opa = startOPAWith(t, opaProcess{env: []string{"HCP_REGISTRY_URL=http://" + reg.addr, "HCP_BUNDLE_REF=" + ref}},
+		"--config-file", writeFile(t, "cell.yaml", []byte(docBlocks(t, "../docs/fleet.md", "<!-- cell-config:")[0])),
+		"--set-file", "keys.hcp.key="+keys+"rsa.pub")
 	before := map[string]map[string]opaBundle{}
-	for _, c := range cells {
+	for _, c := range append(cells, doc) {
 		cellStatus(t, c, first)
 		before[c.name] = opaStatus(t, c.opa)
 	}
-	checkDecisions(t, cells, tenants, grants, "first build")
+	checkDecisions(t, append(cells, doc), tenants, grants, "first build")
 
 	// One tenant of shard 1 gets another capability: only shard-1's
 	// bytes, digest and revision change.

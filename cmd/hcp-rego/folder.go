@@ -37,7 +37,7 @@ type member struct {
 func folderMembers(base oci.Reference, n int) ([]member, error) {
 	tag := base.Tag()
 	if tag == "" {
-		return nil, fmt.Errorf("REF %s names a digest: a sharded build's bundles are pushed and pulled under tags derived from REF's (REPO:TAG, REPO:TAG-shard-K): give REF a tag", printable.Quote(base.String()))
+		return nil, fmt.Errorf("REF %s names a digest: a sharded build's bundles are pushed and pulled under tags derived from REF's (REPO:TAG, REPO:TAG-shard-K): give REF a tag", base.Quoted())
 	}
 	members := []member{{name: bundleName(bundles.PolicyFile), file: bundles.PolicyFile, shard: -1, ref: base}}
 	for k := range n {
