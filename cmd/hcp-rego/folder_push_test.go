@@ -248,6 +248,28 @@ func TestPushFolderMovesNoTagUntilStored(t *testing.T) {
 			t.Errorf("%s: the tag moved to %s from %s", first[i].name, got, l.digest)
 		}
 	}
+	// The policy bundle's tag refused, last: the error says that the
+	// shards' tags moved, and pushing again finishes the push.
+	reg.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/manifests/prod") {
+			registrytest.Refuse(w, http.StatusForbidden, "DENIED")
+			return true
+		}
+		return false
+	})
+	o = runInProcess(t, 0, "push", dir, ref, "--plain-http")
+	if o.code != exitBadInput || !strings.Contains(o.stderr, "(4 of 5 tags moved before it, the rest kept theirs)") {
+		t.Errorf("push with the policy bundle's tag refused: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if got := string(reg.Tag("prod")); got != first[0].digest {
+		t.Errorf("the refused tag moved to %s from %s", got, first[0].digest)
+	}
+	reg.SetFault(nil)
+	for _, l := range pushFolder(t, dir, ref) {
+		if got := string(reg.Tag(l.ref[strings.LastIndex(l.ref, ":")+1:])); got != l.digest {
+			t.Errorf("pushed again: %s's tag on %s, want %s", l.name, got, l.digest)
+		}
+	}
 }
 
 // TestPullFolderRefused: a pull whose bundles are not the build --shards
