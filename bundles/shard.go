@@ -3,6 +3,7 @@ package bundles
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -106,4 +107,18 @@ func count(v any) (int, bool) {
 		return i, err == nil
 	}
 	return 0, false
+}
+
+// PolicyShards is the number of shards of a sharded build's policy
+// bundle b (data.hcp_grants.base.shards, which the decision library
+// compares with each shard's marker), and whether b is one: its roots
+// PolicyRoots and that number from 2 to MaxShards.
+func PolicyShards(b *bundle.Bundle) (int, bool) {
+	if b.Manifest.Roots == nil || !slices.Equal(slices.Sorted(slices.Values(*b.Manifest.Roots)), slices.Sorted(slices.Values(PolicyRoots()))) {
+		return 0, false
+	}
+	root, _ := b.Data[GrantsRoot].(map[string]any)
+	base, _ := root[BaseKey].(map[string]any)
+	n, ok := count(base[ShardsKey])
+	return n, ok && n >= 2 && n <= MaxShards
 }

@@ -15,6 +15,8 @@ import (
 type pullOptions struct {
 	ref     string
 	output  string
+	shards  int
+	sharded bool // --shards given
 	bundle  bundleFlags
 	timeout time.Duration
 }
@@ -22,7 +24,7 @@ type pullOptions struct {
 func newPullCommand(s streams) *cobra.Command {
 	var o pullOptions
 	cmd := &cobra.Command{
-		Use:   "pull REF -o FILE.tar.gz [--plain-http] [--verification-key K ...]",
+		Use:   "pull REF (-o FILE.tar.gz | --shards N -o DIR) [--plain-http] [--verification-key K ...]",
 		Short: "Pull a bundle from an OCI registry, checked as eval --bundle checks it",
 		Long: `Pull fetches the bundle at REF (host[:port]/repository:tag or
 ...@sha256:DIGEST) as OPA's oci service finds it, the image manifest's
@@ -31,17 +33,28 @@ as OPA follows them), and writes its bytes to FILE as they are. The bundle is fi
 verifying its signature when --verification-key is given, within
 --max-bundle-bytes. FILE is written to a temporary file beside it and
 renamed: on any failure nothing is written and FILE is left as it was.
-Credentials come from the Docker config, as for push.`,
+Credentials come from the Docker config, as for push.
+
+--shards N pulls a sharded build of N shards, as push DIR REF pushed it,
+into the folder DIR: the policy bundle from REF, which must be a tag, and
+shard K from REF's repository at the tag TAG-shard-K, for each K below N.
+Each is checked as above, and must be what its name says: the policy
+bundle of a build of N shards, shard K of N. DIR is written as build
+--shards writes it, as a whole: on any failure nothing is written, and a
+folder already there must hold only a sharded build's files.`,
 		Example: `  hcp-rego pull registry.example.com/policy/hcp:prod -o hcp.tar.gz \
-    --verification-key testdata/keys/rsa.pub --verification-key-id hcp`,
+    --verification-key testdata/keys/rsa.pub --verification-key-id hcp
+  hcp-rego pull registry.example.com/policy/hcp:prod --shards 8 -o shards --verification-key testdata/keys/rsa.pub`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ref = args[0]
+			o.sharded = cmd.Flags().Changed("shards")
 			return runPull(cmd.Context(), s, o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "the bundle file to write (required)")
+	f.StringVarP(&o.output, "output", "o", "", "the bundle file to write, or with --shards the folder (required)")
+	f.IntVar(&o.shards, "shards", 0, "pull a sharded build of N shards (2 to 4096) into the folder -o")
 	addRegistryFlag(f, &o.bundle, "talk HTTP, not HTTPS, to the registry")
 	addBundleFlags(cmd, &o.bundle)
 	addTimeoutFlag(f, &o.timeout)
@@ -56,6 +69,9 @@ func runPull(ctx context.Context, s streams, o pullOptions) error {
 	ref, err := oci.ParseReference(o.ref)
 	if err != nil {
 		return badInput(err)
+	}
+	if o.sharded {
+		return runPullFolder(ctx, s, o, ref)
 	}
 	if err := bundles.CheckOutput(o.output, []string{o.bundle.verify.KeyFile}); err != nil {
 		return badInput(err)

@@ -18,27 +18,27 @@ import (
 // maxNamesShown bounds the bundle names an absent bundle's row lists.
 const maxNamesShown = 5
 
-// absent is the row's error for a sidecar that has no bundle of the name
-// asked about: it names the bundles the sidecar has, and the --bundle to
-// pass. The name is often not the one configured: `opa run --bundle
-// cal.tar.gz` names its bundle by that path.
-func (c Client) absent(ctx context.Context, base string) string {
-	msg := fmt.Sprintf("no bundle %s here", quoteName(c.Bundle))
-	names, err := c.bundleNames(ctx, base)
+// absentError is the row's error for a sidecar that has no bundle name:
+// it names the bundles the sidecar has (have, or why they could not be
+// listed, err), and the --bundle to pass. The name is often not the one
+// configured: `opa run --bundle cal.tar.gz` names its bundle by that
+// path.
+func absentError(name string, have []string, err error) string {
+	msg := fmt.Sprintf("no bundle %s here", quoteName(name))
 	switch {
 	case err != nil:
 		return oneLine(msg + " (its bundles could not be listed: " + err.Error() + ")")
-	case len(names) == 0:
+	case len(have) == 0:
 		return msg + ": the sidecar has no bundle active"
-	case len(names) == 1:
-		return oneLine(msg + ": the sidecar has one, " + quoteName(names[0]) + " (opa run --bundle PATH names a bundle by its path): " + passFlag(names[0]))
+	case len(have) == 1:
+		return oneLine(msg + ": the sidecar has one, " + quoteName(have[0]) + " (opa run --bundle PATH names a bundle by its path): " + passFlag(have[0]))
 	}
 	shown := make([]string, 0, maxNamesShown)
-	for _, n := range names[:min(len(names), maxNamesShown)] {
+	for _, n := range have[:min(len(have), maxNamesShown)] {
 		shown = append(shown, quoteName(n))
 	}
 	list := strings.Join(shown, ", ")
-	if more := len(names) - len(shown); more > 0 {
+	if more := len(have) - len(shown); more > 0 {
 		list += fmt.Sprintf(" and %d more", more)
 	}
 	return oneLine(msg + ": the sidecar has " + list + ": pass --bundle with the name of ours")

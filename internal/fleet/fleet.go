@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,7 +54,8 @@ type Sidecar struct {
 type Client struct {
 	// HTTP makes the requests; nil means one with Timeout.
 	HTTP *http.Client
-	// Bundle names the bundle asked about.
+	// Bundle names the bundle that Ask and Watch ask about; AskEach and
+	// WatchEach are given theirs.
 	Bundle string
 }
 
@@ -99,11 +101,19 @@ func validPort(port string) bool {
 // maxAsking is how many sidecars are asked at once.
 const maxAsking = 64
 
-// Ask asks every sidecar, maxAsking at a time, and returns their rows in
-// the order of urls. A sidecar not heard from when ctx ends is a row that
-// timed out.
+// Ask asks every sidecar about c.Bundle, maxAsking at a time, and returns
+// their rows in the order of urls. A sidecar not heard from when ctx ends
+// is a row that timed out.
 func (c Client) Ask(ctx context.Context, urls []string) []Sidecar {
-	rows := make([]Sidecar, len(urls))
+	return c.AskEach(ctx, urls, []string{c.Bundle})[0]
+}
+
+// AskEach asks every sidecar about each bundle of names, as Ask asks
+// about one, each sidecar once for them all where its status plugin
+// answers: rows[i][j] is what the sidecar urls[j] says of the bundle
+// names[i].
+func (c Client) AskEach(ctx context.Context, urls, names []string) [][]Sidecar {
+	bySidecar := make([][]Sidecar, len(urls))
 	sem := make(chan struct{}, maxAsking)
 	var wg sync.WaitGroup
 	for i, u := range urls {
@@ -112,46 +122,89 @@ func (c Client) Ask(ctx context.Context, urls []string) []Sidecar {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			rows[i] = c.askOne(ctx, u)
+			bySidecar[i] = c.askOne(ctx, u, names)
 		}()
 	}
 	wg.Wait()
+	rows := make([][]Sidecar, len(names))
+	for i := range names {
+		rows[i] = make([]Sidecar, len(urls))
+		for j := range urls {
+			rows[i][j] = bySidecar[j][i]
+		}
+	}
 	return rows
 }
 
-// askOne asks one sidecar: its status plugin first, else its bundle data
-// and health; a sidecar without the bundle is told which it has.
-func (c Client) askOne(ctx context.Context, base string) Sidecar {
-	row := Sidecar{URL: base}
+// askOne asks one sidecar about each bundle of names: its status plugin
+// first, else the bundle's data and the sidecar's health; a sidecar
+// without a bundle is told which it has. It returns a row a bundle.
+func (c Client) askOne(ctx context.Context, base string, names []string) []Sidecar {
+	rows := make([]Sidecar, len(names))
+	for i := range rows {
+		rows[i].URL = base
+	}
 	base = strings.TrimRight(base, "/")
-	st, err := c.status(ctx, base)
-	switch {
-	case err == nil && st != nil:
-		row.Reachable, row.Source = true, "status"
-		row.fromStatus(st)
-		return row
-	case err != nil && !errors.Is(err, errNoStatusPlugin):
-		row.LastError = err.Error()
-		return row
+	statuses, err := c.status(ctx, base, names)
+	if err != nil && !errors.Is(err, errNoStatusPlugin) {
+		for i := range rows {
+			rows[i].LastError = err.Error()
+		}
+		return rows
 	}
-	// No status plugin, or one that does not list the bundle: a bundle
-	// loaded from a file (opa run --bundle PATH) is not the plugin's to
-	// report, and its data is.
-	row.Source = "bundles"
-	var found bool
-	if row.Revision, found, err = c.revision(ctx, base); err != nil {
-		row.LastError = err.Error()
-		return row
+	var rest []int // the bundles the status plugin does not report
+	for i := range names {
+		if st := statuses[names[i]]; st != nil {
+			rows[i].Reachable, rows[i].Source = true, "status"
+			rows[i].fromStatus(st)
+			continue
+		}
+		rest = append(rest, i)
 	}
-	row.Reachable = true
-	row.LastError, err = c.health(ctx, base)
-	switch {
-	case err != nil:
-		row.Reachable, row.LastError = false, err.Error()
-	case !found && row.LastError == "":
-		row.LastError = c.absent(ctx, base)
+	if len(rest) > 0 {
+		c.askData(ctx, base, names, rows, rest)
 	}
-	return row
+	return rows
+}
+
+// askData fills the rows of the bundles rest (indexes into names and
+// rows) from the sidecar's bundle data and health: with no status
+// plugin, or one that does not list the bundle (a bundle loaded from a
+// file, opa run --bundle PATH, is not the plugin's to report, and its
+// data is).
+func (c Client) askData(ctx context.Context, base string, names []string, rows []Sidecar, rest []int) {
+	var absent []int
+	for _, i := range rest {
+		rows[i].Source = "bundles"
+		rev, found, err := c.revision(ctx, base, names[i])
+		if err != nil {
+			rows[i].LastError = err.Error()
+			continue
+		}
+		rows[i].Revision, rows[i].Reachable = rev, true
+		if !found {
+			absent = append(absent, i)
+		}
+	}
+	asked := slices.DeleteFunc(slices.Clone(rest), func(i int) bool { return !rows[i].Reachable })
+	if len(asked) == 0 {
+		return
+	}
+	unhealthy, err := c.health(ctx, base)
+	for _, i := range asked {
+		if err != nil {
+			rows[i].Reachable, rows[i].LastError = false, err.Error()
+		} else {
+			rows[i].LastError = unhealthy
+		}
+	}
+	if err != nil || unhealthy != "" || len(absent) == 0 {
+		return
+	}
+	have, err := c.bundleNames(ctx, base)
+	for _, i := range absent {
+		rows[i].LastError = absentError(names[i], have, err)
+	}
 }
 
 // bundleStatus is a bundle's entry in OPA's /v1/status (OPA's
@@ -194,9 +247,9 @@ func statusError(st *bundleStatus) string {
 // status plugin.
 var errNoStatusPlugin = errors.New("status plugin not enabled")
 
-// status GETs /v1/status and returns the bundle's entry, nil when it
-// lists none.
-func (c Client) status(ctx context.Context, base string) (*bundleStatus, error) {
+// status GETs /v1/status and returns the entries of the bundles names,
+// by name; a bundle it does not list has none.
+func (c Client) status(ctx context.Context, base string, names []string) (map[string]*bundleStatus, error) {
 	var doc struct {
 		Result struct {
 			Bundles map[string]jsontext.Value `json:"bundles"`
@@ -211,20 +264,27 @@ func (c Client) status(ctx context.Context, base string) (*bundleStatus, error) 
 	case code != http.StatusOK:
 		return nil, fmt.Errorf("GET /v1/status answered %d %s", code, http.StatusText(code))
 	}
-	// Only the bundle asked about is read: another bundle's entry, odd as
-	// it may be, is no concern of this one's row.
-	raw, listed := doc.Result.Bundles[c.Bundle]
-	var st *bundleStatus
-	if listed && json.Unmarshal(raw, &st) != nil {
-		return nil, fmt.Errorf("GET /v1/status: the status of bundle %s is not what OPA writes", printable.Quote(strconv.Quote(c.Bundle)))
+	// Only the bundles asked about are read: another bundle's entry, odd
+	// as it may be, is no concern of their rows.
+	statuses := map[string]*bundleStatus{}
+	for _, name := range names {
+		raw, listed := doc.Result.Bundles[name]
+		if !listed {
+			continue
+		}
+		var st *bundleStatus
+		if json.Unmarshal(raw, &st) != nil {
+			return nil, fmt.Errorf("GET /v1/status: the status of bundle %s is not what OPA writes", printable.Quote(strconv.Quote(name)))
+		}
+		statuses[name] = st
 	}
-	return st, nil
+	return statuses, nil
 }
 
 // revision GETs the bundle's manifest revision from
 // /v1/data/system/bundles; found is false when the sidecar has no active
 // bundle of that name (OPA answers no result).
-func (c Client) revision(ctx context.Context, base string) (rev string, found bool, err error) {
+func (c Client) revision(ctx context.Context, base, name string) (rev string, found bool, err error) {
 	var doc struct {
 		Result *struct {
 			Manifest struct {
@@ -232,7 +292,7 @@ func (c Client) revision(ctx context.Context, base string) (rev string, found bo
 			} `json:"manifest"`
 		} `json:"result"`
 	}
-	path := "/v1/data/system/bundles/" + url.PathEscape(c.Bundle)
+	path := "/v1/data/system/bundles/" + url.PathEscape(name)
 	code, err := c.get(ctx, base+path, &doc)
 	if err != nil {
 		return "", false, err

@@ -31,25 +31,53 @@ const pollInterval = time.Second
 // its three requests. (A variable, so that a test can wait less.)
 var firstRound = 3 * requestTimeout
 
-// Watch asks the sidecars until Converged(rows, want) or wait has passed,
-// and returns the last answers of a whole round. The first round ends by
-// wait or firstRound, whichever is later, however many sidecars there are
-// (so wait 0 asks once); a sidecar it has not heard from by then is a row
-// that timed out. A later round that wait cuts short, its sidecars not all
-// answered, is not reported.
+// Watch asks the sidecars about c.Bundle until Converged(rows, want) or
+// wait has passed, as WatchEach does.
 func (c Client) Watch(ctx context.Context, urls []string, want string, wait time.Duration) []Sidecar {
+	return c.WatchEach(ctx, urls, []Want{{Bundle: c.Bundle, Revision: want}}, wait)[0]
+}
+
+// Want is a bundle asked about, and the revision wanted of it: "" for
+// any.
+type Want struct {
+	Bundle, Revision string
+}
+
+// ConvergedEach reports whether every bundle of wants is done on every
+// sidecar (Converged), rows[i] being what they say of wants[i].
+func ConvergedEach(rows [][]Sidecar, wants []Want) bool {
+	for i, w := range wants {
+		if !Converged(rows[i], w.Revision) {
+			return false
+		}
+	}
+	return true
+}
+
+// WatchEach asks the sidecars about every bundle of wants (AskEach)
+// until ConvergedEach or wait has passed, and returns the last answers
+// of a whole round, rows[i] about wants[i]. The first round ends by wait
+// or firstRound, whichever is later, however many sidecars there are
+// (so wait 0 asks once); a sidecar it has not heard from by then is a
+// row that timed out. A later round that wait cuts short, its sidecars
+// not all answered, is not reported.
+func (c Client) WatchEach(ctx context.Context, urls []string, wants []Want, wait time.Duration) [][]Sidecar {
+	names := make([]string, len(wants))
+	for i, w := range wants {
+		names[i] = w.Bundle
+	}
 	deadline := time.Now().Add(wait)
 	first, cancel := context.WithTimeout(ctx, max(wait, firstRound))
-	rows := c.Ask(first, urls)
+	rows := c.AskEach(first, urls, names)
 	cancel()
-	for !Converged(rows, want) && time.Now().Add(pollInterval).Before(deadline) {
+	for !ConvergedEach(rows, wants) && time.Now().Add(pollInterval).Before(deadline) {
 		select {
 		case <-ctx.Done():
 			return rows
 		case <-time.After(pollInterval):
 		}
 		round, cancel := context.WithDeadline(ctx, deadline)
-		next := c.Ask(round, urls)
+		next := c.AskEach(round, urls, names)
 		cut := round.Err() != nil
 		cancel()
 		if cut {
@@ -92,4 +120,35 @@ func dash(s string) string {
 		return "-"
 	}
 	return printable.Quote(s)
+}
+
+// Reports is what `status --format json` prints when asked about several
+// bundles: one Report a bundle, and whether all are done.
+type Reports struct {
+	Converged bool     `json:"converged"`
+	Bundles   []Report `json:"bundles"`
+}
+
+// WriteJSON writes r as one indented JSON object.
+func (r Reports) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteTable writes one row a sidecar and bundle, a sidecar's bundles
+// together, in the order asked, "-" for what is not known.
+func (r Reports) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "URL\tBUNDLE\tREVISION\tLAST ACTIVATION\tLAST ERROR")
+	if len(r.Bundles) > 0 {
+		for j := range r.Bundles[0].Sidecars {
+			for _, b := range r.Bundles {
+				s := b.Sidecars[j]
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", printable.LineStart(s.URL), dash(b.Bundle), dash(s.Revision), dash(s.LastActivation), dash(s.LastError))
+			}
+		}
+	}
+	return tw.Flush()
 }

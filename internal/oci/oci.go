@@ -61,6 +61,10 @@ type Reference struct {
 // String is the reference as given.
 func (r Reference) String() string { return r.text }
 
+// Quoted is the reference in quotes for a message, or a note that it is
+// not shown when it could hold a secret.
+func (r Reference) Quoted() string { return quoted(r.text) }
+
 // ParseReference parses a REF. A reference without a tag or a digest is
 // refused rather than taken for "latest", which OPA would not pull. A
 // REF that does not parse is not echoed when it could hold a secret (a

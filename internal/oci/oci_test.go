@@ -293,3 +293,28 @@ func TestPullStalledRegistry(t *testing.T) {
 		t.Fatal("the pull still waits on a stalled registry after 30 s")
 	}
 }
+
+// TestTagged derives the reference of a bundle pushed beside REF's: its
+// repository at another tag, which OCI must allow.
+func TestTagged(t *testing.T) {
+	base, err := ParseReference("127.0.0.1:5000/policy/hcp:prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := base.Tagged("prod-shard-3")
+	if err != nil || got.String() != "127.0.0.1:5000/policy/hcp:prod-shard-3" || got.Tag() != "prod-shard-3" {
+		t.Errorf("Tagged: %v, %v; want 127.0.0.1:5000/policy/hcp:prod-shard-3", got, err)
+	}
+	if _, err := base.Tagged(strings.Repeat("a", 128)); err != nil {
+		t.Errorf("a tag of 128 characters: %v", err)
+	}
+	for tag, want := range map[string]string{strings.Repeat("a", 129): "would be 129 characters, over OCI's 128", "prod/x": "not a tag OCI allows", "-x": "not a tag OCI allows"} {
+		if _, err := base.Tagged(tag); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("tag %q: %v, want %q", tag, err, want)
+		}
+	}
+	digested, _ := ParseReference("127.0.0.1:5000/policy/hcp@sha256:" + strings.Repeat("a", 64))
+	if digested.Tag() != "" {
+		t.Errorf("a REF by digest has the tag %q", digested.Tag())
+	}
+}
