@@ -71,9 +71,8 @@ func writeShards(w *bundles.FolderWriter, m *Model, signing *bundles.Signing, n 
 		return nil, err
 	}
 	built.Revision = b.Manifest.Revision
-	baseDefaults := hasDefaults(tenantless(m.grants))
 	for k, grants := range shardGrants(m.grants, n) {
-		b, data, err := shardBundle(shardTables(m, grants, k, n, baseDefaults), k)
+		b, data, err := shardBundle(shardTables(m, grants, k, n), k)
 		if err != nil {
 			return nil, err
 		}

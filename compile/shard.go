@@ -55,13 +55,15 @@ func shardGrants(grants []*Grant, n int) [][]*Grant {
 }
 
 // shardTables are the tables of shard k of n, which holds grants: the
-// tables of tablesOf and the shard's marker (shard.index, shard.of), which
-// the library compares with the policy bundle's number of shards. applies
-// is there when a default grant can read it: one of the shard's, or one
-// without a tenant (baseDefaults), so that a shard changes with its own
-// tenants' grants and with the policy bundle's defaults only.
-func shardTables(m *Model, grants []*Grant, k, n int, baseDefaults bool) map[string]any {
-	tables := tablesOf(m, grants, baseDefaults || hasDefaults(grants))
+// tables of tablesOf, applies always among them, and the shard's marker
+// (shard.index, shard.of), which the library compares with the policy
+// bundle's number of shards. applies is there whether or not a default
+// grant reads it now: a sidecar polls each bundle on its own, and a
+// policy bundle that gains a default grant beside a shard built without
+// applies would let that grant hold for the shard's principals whom a
+// grant of their own names, which neither build allows.
+func shardTables(m *Model, grants []*Grant, k, n int) map[string]any {
+	tables := tablesOf(m, grants, true)
 	tables["shard"] = map[string]any{"index": k, "of": n}
 	return tables
 }

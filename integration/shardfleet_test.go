@@ -231,7 +231,8 @@ func checkDecisions(t *testing.T, cells []cell, tenants []string, grants, when s
 }
 
 // TestShardedFleet runs docs/fleet.md (tenant shards, and their push,
-// pull and status) with the real registry and three real OPA sidecars: a signed build of 4 shards pushed as a folder;
+// pull and status) with the real registry and three real OPA sidecars:
+// a signed build of 4 shards pushed as a folder;
 // cell a loading the policy bundle with shards 0 and 1, cell b with
 // shards 2 and 3, and one with all. Each decides as the unsharded build
 // for the tenants it holds and tenant_unavailable for the others. Then

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,5 +113,39 @@ func TestShardsRefusedAsASidecarRefusesThem(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, c.words)
 			}
 		})
+	}
+}
+
+// TestShardBesideANewerPolicyBundle loads, as a sidecar polling each
+// bundle on its own may hold them for a moment, the policy bundle of a
+// build that gained a default grant beside a shard of the build before
+// it. A principal whose own grant (in the shard) names it must not get
+// what the default grant gives: neither build lets it. The shard carries
+// the tables that say its principals are named (applies) even when no
+// default grant reads them yet.
+func TestShardBesideANewerPolicyBundle(t *testing.T) {
+	dir := t.TempDir()
+	own := filepath.Join(dir, "own.json")
+	if err := os.WriteFile(own, []byte(`{"grants": [{"subject": "principal:dana", "tenant": "acme", "pack_id": "workspace", "capabilities": ["verb.exec.read"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := func(name string, grants ...string) string {
+		out := filepath.Join(dir, name)
+		if _, err := compile.BuildShards(compile.BuildOptions{Packs: []string{testdata + "packs"}, Grants: grants, Output: out}, 4); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	before := build("before", own)
+	after := build("after", own, testdata+"grants/defaults.json")
+	acme := bundles.ShardFile(compile.Shard("acme", 4))
+	input := map[string]any{"principal": map[string]any{"id": "dana", "tenant": "acme"}, "pack_id": "mail", "verb_key": "mail.list", "owner": "dana"}
+	reader := BundleReader{Limits: bundles.DefaultLimits}
+	if got := decide(t, Source{Bundles: []string{after}, Reader: reader}, input); got != "capability_required" {
+		t.Fatalf("the newer build decides %s; want capability_required (dana's own grant turns the default off)", got)
+	}
+	mixed := []string{filepath.Join(after, bundles.PolicyFile), filepath.Join(before, acme)}
+	if got := decide(t, Source{Bundles: mixed, Reader: reader}, input); got != "capability_required" {
+		t.Errorf("the newer policy bundle beside the older shard decides %s; want capability_required, as both builds do", got)
 	}
 }
