@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -47,6 +48,7 @@ func TestBundleReadersCheckProvenance(t *testing.T) {
 	reg := registrytest.New(t)
 	r := misreadRuns{dir: dir, file: writeBundleFile(t, t.TempDir(), tampered),
 		ref: reg.Host + "/policy/read:r1", pushTo: reg.Host + "/policy/push:r1", out: filepath.Join(t.TempDir(), "pulled.tar.gz")}
+	r.cases, r.casesExt = writeMisreadCases(t, r.file, ""), writeMisreadCases(t, r.file, "ext: ["+strconv.Quote(filepath.Join(dir, "ext"))+"]\n")
 	if _, err := (oci.Remote{PlainHTTP: true}).Push(context.Background(), mustRef(t, r.ref), tampered, "tampered"); err != nil {
 		t.Fatal(err)
 	}
