@@ -40,14 +40,18 @@ const (
 	shardsFew  = 8
 )
 
-// shardPrincipal is the principal whose decisions the shards table times:
-// principal:u0000005 of tenant t00005 holds grants in every IdP set, and
-// role:bench (no tenant: in the policy bundle) lets it read command 1 of
-// the first pack, so that the decision reads the tenant's tables and is
-// allowed.
+// shardTenant is the tenant of the principal whose decisions the shards
+// table times.
+const shardTenant = "t00005"
+
+// shardPrincipalInput is the decision the shards table times:
+// principal:u0000005 of tenant t00005 holds some ten grants in each IdP
+// set, and role:bench (no tenant: in the policy bundle) lets it read
+// command 1 of the first pack, so that the decision reads the tenant's
+// tables and is allowed.
 func shardPrincipalInput() map[string]any {
 	in := largeset.BenchInput(false)
-	in["principal"] = map[string]any{"id": "u0000005", "tenant": "t00005", "roles": []any{"bench", "r01"}, "projects": []any{"p-1"}}
+	in["principal"] = map[string]any{"id": "u0000005", "tenant": shardTenant, "roles": []any{"bench", "r01"}, "projects": []any{"p-1"}}
 	in["owner"] = "u0000005"
 	return in
 }
@@ -95,7 +99,7 @@ func shards(t *tools, _ map[string]*set) (table, error) {
 	builds.notes = append(builds.notes, "Wall time is the median of the rounds (one for a million grants or more); peak memory is the build's highest peak resident set (getrusage). "+
 		"A sharded build reads and checks every grant into memory (compact values), then builds and writes one shard's tables at a time: its peak is the checked grants plus the largest shard's tables, not the largest shard alone.")
 	act.notes = append(act.notes, fmt.Sprintf("Medians of %d runs each, interleaved; peak memory is the sidecar's VmHWM once active, the highest of the runs.", min(t.rounds, 3)))
-	lat.notes = append(lat.notes, fmt.Sprintf("The principal (tenant t00005) is allowed on both; ratios are to the unsharded bundle at the same concurrency, the target at most 1.05x. Each figure is the median over %d rounds of %d requests a sidecar (after %d not counted), asked in blocks of %d that alternate between the sidecars.", t.rounds, restRequests, restWarmup, restBlock))
+	lat.notes = append(lat.notes, fmt.Sprintf("The principal (tenant "+shardTenant+") is allowed on both; ratios are to the unsharded bundle at the same concurrency, the target at most 1.05x. Each figure is the median over %d rounds of %d requests a sidecar (after %d not counted), asked in blocks of %d that alternate between the sidecars.", t.rounds, restRequests, restWarmup, restBlock))
 	act.more = []table{lat}
 	builds.more = []table{act}
 	return builds, nil
@@ -118,7 +122,7 @@ func (t *tools) buildShards(spec largeset.Spec) (*shardBuild, error) {
 	sb := &shardBuild{
 		label: fmt.Sprintf("%d grants over %d tenants", spec.Grants, spec.Tenants),
 		dir:   filepath.Join(t.work, name),
-		shard: compile.Shard(shardPrincipalInput()["principal"].(map[string]any)["tenant"].(string), shardsMany),
+		shard: compile.Shard(shardTenant, shardsMany),
 	}
 	sb.unsharded = filepath.Join(sb.dir, "unsharded.tar.gz")
 	sb.many, sb.few = filepath.Join(sb.dir, "shards-256"), filepath.Join(sb.dir, "shards-8")
