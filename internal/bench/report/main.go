@@ -55,6 +55,7 @@ var steps = []step{
 	{"compare", compareLarge},
 	{"publishing", publishing},
 	{"rollout", rollouts},
+	{"shards", shards},
 }
 
 func run(ctx context.Context, quick bool, rounds int, only, layout string) error {
@@ -84,8 +85,8 @@ func run(ctx context.Context, quick bool, rounds int, only, layout string) error
 	}
 	for _, step := range steps {
 		// The builds make the bundles every other table measures but
-		// compare's: with -only they run all the same, unprinted.
-		if only != "" && step.name != only && (step.name != "builds" || only == "compare") {
+		// compare's and shards': with -only they run all the same, unprinted.
+		if only != "" && step.name != only && (step.name != "builds" || only == "compare" || only == "shards") {
 			continue
 		}
 		tb, err := step.measure(t, sets)
