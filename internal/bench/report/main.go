@@ -6,9 +6,11 @@
 // builds grow; OPA's activation of the large bundle; replay of a
 // million logged decisions against it; compare of two versions of it;
 // and its push, pull and rollout
-// through a loopback OCI registry; and rollouts of three sizes to a
+// through a loopback OCI registry; rollouts of three sizes to a
 // sidecar polling an HTTP bundle server, checked decision by decision
-// while it replaces a revision. Every figure comes
+// while it replaces a revision. With -before, the tables
+// that can measure an older hcp-rego's bundles beside this tree's do.
+// Every figure comes
 // from this run on this machine: the median of several runs, interleaved
 // so that a noisy moment of a shared machine falls on every policy alike.
 package main
@@ -26,12 +28,13 @@ func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
 	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing or rollout")
+	before := flag.String("before", "", "an hcp-rego built from another commit: the rest, opa-bench, embedded and activation tables measure its bundles beside this tree's")
 	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade); "+layoutListed+", r1 with the manifest listing every source file, as built before the list moved to data, and r2 as now")
 	flag.Parse()
 	if *quick {
 		*rounds = 1
 	}
-	if err := run(context.Background(), *quick, *rounds, *only, *layout); err != nil {
+	if err := run(context.Background(), options{quick: *quick, rounds: *rounds, only: *only, layout: *layout, before: *before}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -41,51 +44,73 @@ func main() {
 type step struct {
 	name    string
 	measure func(*tools, map[string]*set) (table, error)
+	// ownSets: the table builds what it measures, so that with -only
+	// the builds table need not run first.
+	ownSets bool
 }
 
 // steps are the report's tables, in order.
 var steps = []step{
-	{"builds", builds},
-	{"rest", latencyREST},
-	{"permissions", listingVsDecisions},
-	{"opa-bench", latencyInOPA},
-	{"embedded", latencyEmbedded},
-	{"activation", activation},
-	{"replay", replayLarge},
-	{"compare", compareLarge},
-	{"publishing", publishing},
-	{"rollout", rollouts},
+	{"builds", builds, false},
+	{"rest", latencyREST, false},
+	{"permissions", listingVsDecisions, false},
+	{"opa-bench", latencyInOPA, false},
+	{"embedded", latencyEmbedded, false},
+	{"activation", activation, true},
+	{"replay", replayLarge, false},
+	{"compare", compareLarge, true},
+	{"publishing", publishing, false},
+	{"rollout", rollouts, true},
 }
 
-func run(ctx context.Context, quick bool, rounds int, only, layout string) error {
-	if only != "" && !slices.ContainsFunc(steps, func(s step) bool { return s.name == only }) {
-		return fmt.Errorf("-only %q: no such table", only)
+// options are the report's flags.
+type options struct {
+	quick                bool
+	rounds               int
+	only, layout, before string
+}
+
+func run(ctx context.Context, o options) error {
+	i := slices.IndexFunc(steps, func(s step) bool { return s.name == o.only })
+	if o.only != "" && i < 0 {
+		return fmt.Errorf("-only %q: no such table", o.only)
 	}
-	if !slices.Contains([]string{layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed}, layout) {
-		return fmt.Errorf("-layout %q: want %s, %s, %s or %s", layout, layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed)
+	if !slices.Contains([]string{layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed}, o.layout) {
+		return fmt.Errorf("-layout %q: want %s, %s, %s or %s", o.layout, layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed)
+	}
+	if o.before != "" {
+		abs, err := filepath.Abs(o.before)
+		if err != nil {
+			return err
+		}
+		if info, err := os.Stat(abs); err != nil || info.IsDir() {
+			return fmt.Errorf("-before %s: not an hcp-rego binary (%v)", o.before, err)
+		}
+		o.before = abs
 	}
 	work, err := os.MkdirTemp("", "hcp-rego-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	t, err := newTools(ctx, work, rounds)
+	t, err := newTools(ctx, work, o.rounds)
 	if err != nil {
 		return err
 	}
-	t.quick, t.layout = quick, layout
+	t.quick, t.layout, t.before = o.quick, o.layout, o.before
 	sizes := standardSizes
-	if quick {
+	if o.quick {
 		sizes = quickSizes
 	}
 	sets, err := writeSets(filepath.Join(work, "sets"), sizes)
 	if err != nil {
 		return err
 	}
+	only := o.only
 	for _, step := range steps {
-		// The builds make the bundles every other table measures but
-		// compare's: with -only they run all the same, unprinted.
-		if only != "" && step.name != only && (step.name != "builds" || only == "compare") {
+		// The builds make the bundles most other tables measure: with
+		// -only they run all the same, unprinted.
+		if only != "" && step.name != only && (step.name != "builds" || steps[i].ownSets) {
 			continue
 		}
 		tb, err := step.measure(t, sets)
