@@ -8,7 +8,8 @@
 // and its push, pull and rollout
 // through a loopback OCI registry; rollouts of three sizes to a
 // sidecar polling an HTTP bundle server, checked decision by decision
-// while it replaces a revision. With -before, the tables
+// while it replaces a revision; a curve of up to a million grants (three
+// million with -huge). With -before, the tables
 // that can measure an older hcp-rego's bundles beside this tree's do.
 // Every figure comes
 // from this run on this machine: the median of several runs, interleaved
@@ -27,14 +28,15 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
-	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing or rollout")
-	before := flag.String("before", "", "an hcp-rego built from another commit: the rest, opa-bench, embedded and activation tables measure its bundles beside this tree's")
+	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing, rollout or grants")
+	huge := flag.Bool("huge", false, "the grants table measures 3,000,000 grants too")
+	before := flag.String("before", "", "an hcp-rego built from another commit: the rest, opa-bench, embedded, activation and grants tables measure its bundles beside this tree's")
 	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade); "+layoutListed+", r1 with the manifest listing every source file, as built before the list moved to data, and r2 as now")
 	flag.Parse()
 	if *quick {
 		*rounds = 1
 	}
-	if err := run(context.Background(), options{quick: *quick, rounds: *rounds, only: *only, layout: *layout, before: *before}); err != nil {
+	if err := run(context.Background(), options{quick: *quick, huge: *huge, rounds: *rounds, only: *only, layout: *layout, before: *before}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -61,11 +63,12 @@ var steps = []step{
 	{"compare", compareLarge, true},
 	{"publishing", publishing, false},
 	{"rollout", rollouts, true},
+	{"grants", grantCurve, true},
 }
 
 // options are the report's flags.
 type options struct {
-	quick                bool
+	quick, huge          bool
 	rounds               int
 	only, layout, before string
 }
@@ -97,7 +100,7 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	t.quick, t.layout, t.before = o.quick, o.layout, o.before
+	t.quick, t.huge, t.layout, t.before = o.quick, o.huge, o.layout, o.before
 	sizes := standardSizes
 	if o.quick {
 		sizes = quickSizes

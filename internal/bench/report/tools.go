@@ -26,6 +26,7 @@ type tools struct {
 	one    string            // the one-rule policy folder
 	rounds int               // runs of each measurement
 	quick  bool              // smaller sets and shorter runs
+	huge   bool              // the grants table's 3,000,000 too (-huge)
 	layout string            // the rollout table's bundle layout (-layout)
 	// before is an hcp-rego built from another commit (-before), whose
 	// bundles the tables that can measure them measure beside this
