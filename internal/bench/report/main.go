@@ -9,7 +9,8 @@
 // through a loopback OCI registry; rollouts of three sizes to a
 // sidecar polling an HTTP bundle server, checked decision by decision
 // while it replaces a revision; a curve of up to a million grants (three
-// million with -huge). With -before, the tables
+// million with -huge); and what a sidecar's settings (its CPUs and
+// GOMAXPROCS, log level, store) cost a decision. With -before, the tables
 // that can measure an older hcp-rego's bundles beside this tree's do.
 // Every figure comes
 // from this run on this machine: the median of several runs, interleaved
@@ -28,7 +29,7 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
-	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing, rollout or grants")
+	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing, rollout, grants or sidecar")
 	huge := flag.Bool("huge", false, "the grants table measures 3,000,000 grants too")
 	before := flag.String("before", "", "an hcp-rego built from another commit: the rest, opa-bench, embedded, activation and grants tables measure its bundles beside this tree's")
 	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade); "+layoutListed+", r1 with the manifest listing every source file, as built before the list moved to data, and r2 as now")
@@ -64,6 +65,7 @@ var steps = []step{
 	{"publishing", publishing, false},
 	{"rollout", rollouts, true},
 	{"grants", grantCurve, true},
+	{"sidecar", sidecarSettingsTable, true},
 }
 
 // options are the report's flags.
