@@ -24,12 +24,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
-	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing, rollout, grants or sidecar")
+	only := flag.String("only", "", "measure these tables only, separated by commas: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing, rollout, grants or sidecar")
 	huge := flag.Bool("huge", false, "the grants table measures 3,000,000 grants too")
 	before := flag.String("before", "", "an hcp-rego built from another commit: the rest, opa-bench, embedded, activation and grants tables measure its bundles beside this tree's")
 	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade); "+layoutListed+", r1 with the manifest listing every source file, as built before the list moved to data, and r2 as now")
@@ -76,9 +77,9 @@ type options struct {
 }
 
 func run(ctx context.Context, o options) error {
-	i := slices.IndexFunc(steps, func(s step) bool { return s.name == o.only })
-	if o.only != "" && i < 0 {
-		return fmt.Errorf("-only %q: no such table", o.only)
+	wanted, err := wantedSteps(o.only)
+	if err != nil {
+		return err
 	}
 	if !slices.Contains([]string{layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed}, o.layout) {
 		return fmt.Errorf("-layout %q: want %s, %s, %s or %s", o.layout, layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed)
@@ -111,18 +112,17 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	only := o.only
 	for _, step := range steps {
 		// The builds make the bundles most other tables measure: with
 		// -only they run all the same, unprinted.
-		if only != "" && step.name != only && (step.name != "builds" || steps[i].ownSets) {
+		if !wanted[step.name] && (step.name != "builds" || !needBuilds(wanted)) {
 			continue
 		}
 		tb, err := step.measure(t, sets)
 		if err != nil {
 			return err
 		}
-		if only == "" || step.name == only {
+		if wanted[step.name] {
 			fmt.Println(tb.markdown())
 		}
 		if tb.failure != "" {
@@ -130,4 +130,29 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	return nil
+}
+
+// wantedSteps are the tables that -only names, separated by commas, or
+// every table for "".
+func wantedSteps(only string) (map[string]bool, error) {
+	wanted := map[string]bool{}
+	for _, s := range steps {
+		wanted[s.name] = only == ""
+	}
+	if only == "" {
+		return wanted, nil
+	}
+	for name := range strings.SplitSeq(only, ",") {
+		if _, ok := wanted[name]; !ok {
+			return nil, fmt.Errorf("-only %q: no table %q", only, name)
+		}
+		wanted[name] = true
+	}
+	return wanted, nil
+}
+
+// needBuilds says whether a wanted table measures the bundles that the
+// builds table makes.
+func needBuilds(wanted map[string]bool) bool {
+	return slices.ContainsFunc(steps, func(s step) bool { return wanted[s.name] && !s.ownSets })
 }
