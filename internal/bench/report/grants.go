@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hcp-rego/hcp-rego/internal/bench/largeset"
@@ -52,8 +53,8 @@ type grantPoint struct {
 func grantCurve(t *tools, sets map[string]*set) (table, error) {
 	tb := table{
 		title: "A million grants (the IdP shape: 90% principal grants on one command, 10% role grants on a pack)",
-		header: []string{"grants", "build", "peak", "bundle", "fresh start", "CPU", "resident", "peak",
-			"replacement CPU", "÷ fresh", "wrong"},
+		header: []string{"grants", "build", "peak", "bundle", "fresh start", "CPU", "resident",
+			"replacement CPU", "÷ fresh", "peak", "wrong"},
 	}
 	var points []*grantPoint
 	for _, spec := range grantSpecs(t.quick, t.huge) {
@@ -78,14 +79,14 @@ func grantCurve(t *tools, sets map[string]*set) (table, error) {
 	}
 	for _, p := range points {
 		r := p.rollout
-		tb.rows = append(tb.rows, []string{p.label(), seconds(median(p.wall)), mib(p.peakKB), fileMB(p.bytes),
-			seconds(r.fresh.wall), cpuSeconds(r.fresh.cpu), mib(r.fresh.residentKB), mib(r.fresh.peakKB),
-			cpuSeconds(r.quiet.cpu), ratio(r.quiet.cpu, r.fresh.cpu), wrongCount(r.wrong)})
+		tb.rows = append(tb.rows, []string{p.label(), spread(p.wall), mib(p.peakKB), fileMB(p.bytes),
+			seconds(r.fresh.wall), cpuSeconds(r.fresh.cpu), mib(r.fresh.residentKB),
+			cpuSeconds(r.quiet.cpu), ratio(r.quiet.cpu, r.fresh.cpu), mib(r.quiet.peakKB), wrongCount(r.wrong)})
 	}
 	tb.more = append(tb.more, rest, grantGrowth(points))
 	tb.notes = append(tb.notes,
-		fmt.Sprintf("%s. Build: `hcp-rego build` of the set's grant files (100,000 grants a file), the median wall of %d runs interleaved over the sets and the highest peak (its own: see ownPeakOnly). "+
-			"Fresh start, replacement and wrong: the rollout table's rounds (%d a set, interleaved; its notes say what each measures), resident being the sidecar's VmRSS once r1 is active and peak its VmHWM then.",
+		fmt.Sprintf("%s. Build: `hcp-rego build` of the set's grant files (100,000 grants a file), the median wall of %d runs interleaved over the sets (the fastest and slowest in brackets) and the highest peak (its own: see ownPeakOnly). "+
+			"Fresh start, replacement and wrong: the rollout table's rounds (%d a set, interleaved; its notes say what each measures), resident being the sidecar's VmRSS once r1 is active, and peak its VmHWM while it replaces r1 by r2 (it holds both).",
 			describeShape(points[0].set.spec), min(t.rounds, 3), min(t.rounds, 3)),
 		perGrant(points))
 	tb.failure = rolloutFailure(summaries(points))
@@ -289,8 +290,8 @@ func perGrant(points []*grantPoint) string {
 		if before {
 			who = "the baseline"
 		}
-		says = append(says, fmt.Sprintf("%s, from %d to %d grants: build peak %.0f bytes, sidecar resident %.0f bytes, bundle %.0f bytes",
-			who, first.set.spec.Grants, last.set.spec.Grants,
+		says = append(says, fmt.Sprintf("%s, from %s to %s grants: build peak %.0f bytes, sidecar resident %.0f bytes, bundle %.0f bytes",
+			who, thousands(first.set.spec.Grants), thousands(last.set.spec.Grants),
 			float64(last.peakKB-first.peakKB)*1024/n,
 			float64(last.rollout.fresh.residentKB-first.rollout.fresh.residentKB)*1024/n,
 			float64(last.bytes-first.bytes)/n))
@@ -318,3 +319,12 @@ func fileMB(bytes int64) string { return fmt.Sprintf("%.1f MB", float64(bytes)/(
 // ratio2 is ratio to a hundredth, for growths whose second digit says
 // whether a curve is linear.
 func ratio2(x, base float64) string { return fmt.Sprintf("%.2fx", x/base) }
+
+// spread is the median of xs with their least and greatest in brackets,
+// in seconds: on a shared machine the range says as much as the median.
+func spread(xs []float64) string {
+	if len(xs) < 2 {
+		return seconds(median(xs))
+	}
+	return fmt.Sprintf("%s (%.1f–%.1f)", seconds(median(xs)), slices.Min(xs), slices.Max(xs))
+}
