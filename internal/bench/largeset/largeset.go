@@ -148,10 +148,24 @@ var BenchGrants = []any{
 	map[string]any{"subject": "role:bench", "pack_id": PackID(0), "capabilities": []any{"verb.exec.read", "verb.exec.write"}},
 }
 
-// BenchInput returns a decision input for the first pack: an allowed read
-// of command 1 (brain land), or a confirm-gated write of command 6
-// (personal land) that asks first, with a preview.
-func BenchInput(confirm bool) map[string]any {
+// The bench's calls, each named by the code that its input gets on every
+// set (see BenchInput).
+const (
+	Allowed            = "allowed"
+	ConfirmRequired    = "confirm_required"
+	CapabilityRequired = "capability_required"
+)
+
+// BenchCalls are the bench's calls, in the order the tables list them.
+var BenchCalls = []string{Allowed, ConfirmRequired, CapabilityRequired}
+
+// BenchInput returns the decision input of one of BenchCalls on the first
+// pack: an allowed read of command 1 (brain land); a confirm-gated write
+// of command 6 (personal land) that asks first, with a preview; or that
+// write asked by a principal without role:bench, whom no set grants it,
+// so that the chain stops at the capability. Any other call is the
+// allowed one.
+func BenchInput(call string) map[string]any {
 	in := map[string]any{
 		"principal":  map[string]any{"id": "u5", "tenant": "acme", "roles": []any{"bench", "r001"}, "projects": []any{"p-1", "p-2"}},
 		"pack_id":    PackID(0),
@@ -161,9 +175,12 @@ func BenchInput(confirm bool) map[string]any {
 		"owner":      "u5",
 		"access":     map[string]any{"mode": "ask", "allow": []any{}},
 	}
-	if confirm {
+	if call == ConfirmRequired || call == CapabilityRequired {
 		in["verb_key"] = VerbKey(6)
 		in["args"] = map[string]any{"target": "demo transit", "amount": "2.80"}
+	}
+	if call == CapabilityRequired {
+		in["principal"] = map[string]any{"id": "u5", "tenant": "acme", "roles": []any{"guest"}, "projects": []any{"p-1", "p-2"}}
 	}
 	return in
 }

@@ -1,54 +1,67 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
+	"fmt"
+	"strings"
+
+	"github.com/hcp-rego/hcp-rego/internal/bench/largeset"
 )
 
-// activation starts OPA on the large bundle, and on a data-only bundle of
-// its grant tables for comparison, and reports the time until
-// /health?bundles answers and the memory used: the median of the rounds
-// (at most three) and the highest peak.
+// activationPacks is the activation table's second set: as many grants as
+// the large set over ten times the packs, where a bundle's size is its
+// packs' rows.
+var activationPacks = map[bool]largeset.Spec{
+	false: {Packs: 10_000, Verbs: 50, Triggers: 2, Grants: 100_000, GrantFiles: 10, Seed: 1},
+	true:  {Packs: 1000, Verbs: 50, Triggers: 2, Grants: 10_000, GrantFiles: 2, Seed: 1}, // -quick
+}
+
+// activation measures a sidecar's fresh start and its replacement of a
+// revision on the large set and on one of ten times its packs, built by
+// this tree and, with -before, by the baseline: the rollout table's
+// rounds, interleaved, every answer under load checked.
 func activation(t *tools, sets map[string]*set) (table, error) {
-	tb := table{title: "OPA activation (`opa run --server` until /health?bundles is 200)", header: []string{"bundle", "activation", "peak memory"}}
-	large := sets["large"]
-	dataOnly, err := t.dataOnlyBundle(large)
+	tb := table{
+		title: fmt.Sprintf("Sidecar activation and replacement (`opa run --server`, polling an HTTP bundle server every %d s)", pollSeconds),
+		header: []string{"set", "fresh start", "CPU", "peak", "resident", "replacement", "CPU", "peak",
+			"CPU ÷ fresh", "wrong"},
+	}
+	many, err := t.writeSet("p10000", activationPacks[t.quick])
 	if err != nil {
 		return tb, err
 	}
-	bundles := []string{large.bundle, dataOnly}
-	secs := make([][]float64, len(bundles))
-	peaks := make([]int64, len(bundles))
-	for range min(t.rounds, 3) {
-		for i, b := range bundles {
-			s, kb, err := t.activate(b)
+	var cases []*rolloutCase
+	var labels []string
+	for _, s := range []*set{sets["large"], many} {
+		builds := []caseBuild{{t.hcp, s.name, nil}}
+		if t.before != "" {
+			builds = append(builds, caseBuild{t.before, s.name + "-before", nil})
+		}
+		for _, how := range builds {
+			c, err := t.rolloutCase(s, how)
 			if err != nil {
-				return tb, err
+				return tb, fmt.Errorf("%s: %w", how.tag, err)
 			}
-			secs[i], peaks[i] = append(secs[i], s), max(peaks[i], kb)
+			cases, labels = append(cases, c), append(labels, how.tag)
 		}
 	}
-	tb.rows = append(tb.rows,
-		[]string{"large: " + large.describe(), seconds(median(secs[0])), mib(peaks[0])},
-		[]string{"its grant tables alone (data only)", seconds(median(secs[1])), mib(peaks[1])})
-	return tb, nil
-}
-
-// dataOnlyBundle builds, with opa build, a bundle of the set's grant
-// tables and nothing else.
-func (t *tools) dataOnlyBundle(s *set) (string, error) {
-	dir := filepath.Join(t.work, "data-only", "hcp_grants")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	data, err := os.ReadFile(filepath.Join(s.dir, "hcp_grants", "data.json"))
+	sums, err := t.interleavedRollouts(cases, labels, t.rounds)
 	if err != nil {
-		return "", err
+		return tb, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "data.json"), data, 0o644); err != nil {
-		return "", err
+	for i, s := range sums {
+		label := s.c.set.describe()
+		if strings.HasSuffix(labels[i], "-before") {
+			label += " (before)"
+		}
+		tb.rows = append(tb.rows, []string{label,
+			seconds(s.fresh.wall), cpuSeconds(s.fresh.cpu), mib(s.fresh.peakKB), mib(s.fresh.residentKB),
+			seconds(s.quiet.wall), cpuSeconds(s.quiet.cpu), mib(s.quiet.peakKB),
+			ratio(s.quiet.cpu, s.fresh.cpu), wrongCount(s.wrong)})
 	}
-	out := filepath.Join(t.work, "data-only.tar.gz")
-	_, err = t.exec(t.opa, "build", "-o", out, filepath.Join(t.work, "data-only"))
-	return out, err
+	tb.notes = append(tb.notes, fmt.Sprintf("The rollout table's rounds (below; its notes say what each column measures), %d a case, the cases taking turns; resident is the sidecar's VmRSS once r1 is active.", t.rounds))
+	if t.before != "" {
+		tb.notes = append(tb.notes, "(before): both revisions built by the baseline hcp-rego (-before); their answers are checked against this tree's evaluator on the same bundles.")
+	}
+	tb.failure = rolloutFailure(sums)
+	return tb, nil
 }

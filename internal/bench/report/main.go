@@ -6,9 +6,13 @@
 // builds grow; OPA's activation of the large bundle; replay of a
 // million logged decisions against it; compare of two versions of it;
 // and its push, pull and rollout
-// through a loopback OCI registry; and rollouts of three sizes to a
+// through a loopback OCI registry; rollouts of three sizes to a
 // sidecar polling an HTTP bundle server, checked decision by decision
-// while it replaces a revision. Every figure comes
+// while it replaces a revision; a curve of up to a million grants (three
+// million with -huge); and what a sidecar's settings (its CPUs and
+// GOMAXPROCS, log level, store) cost a decision. With -before, the tables
+// that can measure an older hcp-rego's bundles beside this tree's do.
+// Every figure comes
 // from this run on this machine: the median of several runs, interleaved
 // so that a noisy moment of a shared machine falls on every policy alike.
 package main
@@ -20,18 +24,21 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
-	only := flag.String("only", "", "measure one table only: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing or rollout")
+	only := flag.String("only", "", "measure these tables only, separated by commas: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing, rollout, grants or sidecar")
+	huge := flag.Bool("huge", false, "the grants table measures 3,000,000 grants too")
+	before := flag.String("before", "", "an hcp-rego built from another commit: the rest, opa-bench, embedded, activation and grants tables measure its bundles beside this tree's")
 	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade); "+layoutListed+", r1 with the manifest listing every source file, as built before the list moved to data, and r2 as now")
 	flag.Parse()
 	if *quick {
 		*rounds = 1
 	}
-	if err := run(context.Background(), *quick, *rounds, *only, *layout); err != nil {
+	if err := run(context.Background(), options{quick: *quick, huge: *huge, rounds: *rounds, only: *only, layout: *layout, before: *before}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -41,42 +48,65 @@ func main() {
 type step struct {
 	name    string
 	measure func(*tools, map[string]*set) (table, error)
+	// ownSets: the table builds what it measures, so that with -only
+	// the builds table need not run first.
+	ownSets bool
 }
 
 // steps are the report's tables, in order.
 var steps = []step{
-	{"builds", builds},
-	{"rest", latencyREST},
-	{"permissions", listingVsDecisions},
-	{"opa-bench", latencyInOPA},
-	{"embedded", latencyEmbedded},
-	{"activation", activation},
-	{"replay", replayLarge},
-	{"compare", compareLarge},
-	{"publishing", publishing},
-	{"rollout", rollouts},
-	{"shards", shards},
+	{"builds", builds, false},
+	{"rest", latencyREST, false},
+	{"permissions", listingVsDecisions, false},
+	{"opa-bench", latencyInOPA, false},
+	{"embedded", latencyEmbedded, false},
+	{"activation", activation, true},
+	{"replay", replayLarge, false},
+	{"compare", compareLarge, true},
+	{"publishing", publishing, false},
+	{"rollout", rollouts, true},
+	{"grants", grantCurve, true},
+	{"sidecar", sidecarSettingsTable, true},
+	{"shards", shards, true},
 }
 
-func run(ctx context.Context, quick bool, rounds int, only, layout string) error {
-	if only != "" && !slices.ContainsFunc(steps, func(s step) bool { return s.name == only }) {
-		return fmt.Errorf("-only %q: no such table", only)
+// options are the report's flags.
+type options struct {
+	quick, huge          bool
+	rounds               int
+	only, layout, before string
+}
+
+func run(ctx context.Context, o options) error {
+	wanted, err := wantedSteps(o.only)
+	if err != nil {
+		return err
 	}
-	if !slices.Contains([]string{layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed}, layout) {
-		return fmt.Errorf("-layout %q: want %s, %s, %s or %s", layout, layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed)
+	if !slices.Contains([]string{layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed}, o.layout) {
+		return fmt.Errorf("-layout %q: want %s, %s, %s or %s", o.layout, layoutCurrent, layoutLegacy, layoutUpgrade, layoutListed)
+	}
+	if o.before != "" {
+		abs, err := filepath.Abs(o.before)
+		if err != nil {
+			return err
+		}
+		if info, err := os.Stat(abs); err != nil || info.IsDir() {
+			return fmt.Errorf("-before %s: not an hcp-rego binary (%v)", o.before, err)
+		}
+		o.before = abs
 	}
 	work, err := os.MkdirTemp("", "hcp-rego-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	t, err := newTools(ctx, work, rounds)
+	t, err := newTools(ctx, work, o.rounds)
 	if err != nil {
 		return err
 	}
-	t.quick, t.layout = quick, layout
+	t.quick, t.huge, t.layout, t.before = o.quick, o.huge, o.layout, o.before
 	sizes := standardSizes
-	if quick {
+	if o.quick {
 		sizes = quickSizes
 	}
 	sets, err := writeSets(filepath.Join(work, "sets"), sizes)
@@ -84,16 +114,16 @@ func run(ctx context.Context, quick bool, rounds int, only, layout string) error
 		return err
 	}
 	for _, step := range steps {
-		// The builds make the bundles every other table measures but
-		// compare's and shards': with -only they run all the same, unprinted.
-		if only != "" && step.name != only && (step.name != "builds" || only == "compare" || only == "shards") {
+		// The builds make the bundles most other tables measure: with
+		// -only they run all the same, unprinted.
+		if !wanted[step.name] && (step.name != "builds" || !needBuilds(wanted)) {
 			continue
 		}
 		tb, err := step.measure(t, sets)
 		if err != nil {
 			return err
 		}
-		if only == "" || step.name == only {
+		if wanted[step.name] {
 			fmt.Println(tb.markdown())
 		}
 		if tb.failure != "" {
@@ -101,4 +131,29 @@ func run(ctx context.Context, quick bool, rounds int, only, layout string) error
 		}
 	}
 	return nil
+}
+
+// wantedSteps are the tables that -only names, separated by commas, or
+// every table for "".
+func wantedSteps(only string) (map[string]bool, error) {
+	wanted := map[string]bool{}
+	for _, s := range steps {
+		wanted[s.name] = only == ""
+	}
+	if only == "" {
+		return wanted, nil
+	}
+	for name := range strings.SplitSeq(only, ",") {
+		if _, ok := wanted[name]; !ok {
+			return nil, fmt.Errorf("-only %q: no table %q", only, name)
+		}
+		wanted[name] = true
+	}
+	return wanted, nil
+}
+
+// needBuilds says whether a wanted table measures the bundles that the
+// builds table makes.
+func needBuilds(wanted map[string]bool) bool {
+	return slices.ContainsFunc(steps, func(s step) bool { return wanted[s.name] && !s.ownSets })
 }

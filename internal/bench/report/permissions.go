@@ -64,7 +64,7 @@ func listingVsDecisions(t *tools, sets map[string]*set) (table, error) {
 // its pack with no args, confirm, apply or allow rules, as the listing's
 // entries are.
 func listingBodies(spec largeset.Spec) (decision, listing []byte, keyed [][]byte) {
-	in := largeset.BenchInput(false)
+	in := largeset.BenchInput(largeset.Allowed)
 	decision, _ = json.Marshal(map[string]any{"input": in})
 	base := maps.Clone(in)
 	delete(base, "verb_key")

@@ -62,22 +62,18 @@ func rollouts(t *tools, sets map[string]*set) (table, error) {
 		header: []string{"set", "fresh start", "CPU", "peak", "replacement", "from swap", "CPU", "peak",
 			"CPU ÷ fresh", "under load", "decisions", "p50", "p99", "wrong"},
 	}
-	var sums []rolloutSummary
-	for _, name := range rolloutSetNames(t.layout) {
-		c, err := t.rolloutCase(sets[name])
+	var cases []*rolloutCase
+	names := rolloutSetNames(t.layout)
+	for _, name := range names {
+		c, err := t.rolloutCase(sets[name], caseBuild{t.hcp, name, t.layoutOf})
 		if err != nil {
 			return tb, fmt.Errorf("%s: %w", name, err)
 		}
-		var rounds []rolloutRound
-		for i := range t.rounds {
-			r, err := t.rolloutRound(c)
-			if err != nil {
-				return tb, fmt.Errorf("%s: %w", name, err)
-			}
-			rounds = append(rounds, r)
-			r.log(name, i)
-		}
-		sums = append(sums, summarize(c, rounds))
+		cases = append(cases, c)
+	}
+	sums, err := t.interleavedRollouts(cases, names, t.rounds)
+	if err != nil {
+		return tb, err
 	}
 	for _, s := range sums {
 		tb.rows = append(tb.rows, s.row())
@@ -86,6 +82,28 @@ func rollouts(t *tools, sets map[string]*set) (table, error) {
 	tb.notes = rolloutNotes(t, sums)
 	tb.failure = rolloutFailure(sums)
 	return tb, nil
+}
+
+// interleavedRollouts runs rounds of each case, the cases taking turns so
+// that a busy minute of the machine falls on all of them, logs each round
+// under the case's label, and sums each case's rounds up.
+func (t *tools) interleavedRollouts(cases []*rolloutCase, labels []string, rounds int) ([]rolloutSummary, error) {
+	all := make([][]rolloutRound, len(cases))
+	for i := range rounds {
+		for j, c := range cases {
+			r, err := t.rolloutRound(c)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", labels[j], err)
+			}
+			all[j] = append(all[j], r)
+			r.log(labels[j], i)
+		}
+	}
+	var sums []rolloutSummary
+	for j, c := range cases {
+		sums = append(sums, summarize(c, all[j]))
+	}
+	return sums, nil
 }
 
 // rolloutRound starts a sidecar on r1, replaces r1 by r2, then r2 by r1
@@ -145,11 +163,12 @@ func summarize(c *rolloutCase, rounds []rolloutRound) rolloutSummary {
 	}
 	medPhase := func(p func(rolloutRound) phase) phase {
 		return phase{
-			wall:      med(func(r rolloutRound) float64 { return p(r).wall }),
-			fromSwap:  med(func(r rolloutRound) float64 { return p(r).fromSwap }),
-			cpu:       med(func(r rolloutRound) float64 { return p(r).cpu }),
-			peakKB:    int64(med(func(r rolloutRound) float64 { return float64(p(r).peakKB) })),
-			peakReset: true,
+			wall:       med(func(r rolloutRound) float64 { return p(r).wall }),
+			fromSwap:   med(func(r rolloutRound) float64 { return p(r).fromSwap }),
+			cpu:        med(func(r rolloutRound) float64 { return p(r).cpu }),
+			peakKB:     int64(med(func(r rolloutRound) float64 { return float64(p(r).peakKB) })),
+			residentKB: int64(med(func(r rolloutRound) float64 { return float64(p(r).residentKB) })),
+			peakReset:  true,
 		}
 	}
 	s := rolloutSummary{c: c, peakReset: true,
@@ -169,17 +188,21 @@ func summarize(c *rolloutCase, rounds []rolloutRound) rolloutSummary {
 
 // row is the set's line of the table.
 func (s rolloutSummary) row() []string {
-	wrong := fmt.Sprint(len(s.wrong))
-	if len(s.wrong) > 0 {
-		wrong = "**" + wrong + "**"
-	}
 	return []string{
 		s.c.set.describe(),
 		seconds(s.fresh.wall), cpuSeconds(s.fresh.cpu), mib(s.fresh.peakKB),
 		seconds(s.quiet.wall), seconds(s.quiet.fromSwap), cpuSeconds(s.quiet.cpu), mib(s.quiet.peakKB),
 		ratio(s.quiet.cpu, s.fresh.cpu), seconds(s.load.wall),
-		fmt.Sprint(int(s.decisions)), millis(s.p50), millis(s.p99), wrong,
+		fmt.Sprint(int(s.decisions)), millis(s.p50), millis(s.p99), wrongCount(s.wrong),
 	}
+}
+
+// wrongCount is how many answers were wrong, in bold when any was.
+func wrongCount(wrong []string) string {
+	if len(wrong) > 0 {
+		return fmt.Sprintf("**%d**", len(wrong))
+	}
+	return "0"
 }
 
 // curve divides each set's replacement by the first set's, and by the

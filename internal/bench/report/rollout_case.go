@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -43,9 +44,17 @@ type rolloutCase struct {
 	codesDiffer int      // of those, the ones with another code
 }
 
-// rolloutCase writes s's second revision, builds both, and decides every
-// input with the embedded evaluator on each.
-func (t *tools) rolloutCase(s *set) (*rolloutCase, error) {
+// caseBuild says how a rollout case's revisions are built: by which
+// hcp-rego (this tree's or the baseline's), named tag-r1 and tag-r2, and
+// turned into which layout, if any (for r1 at 0, r2 at 1).
+type caseBuild struct {
+	hcp, tag string
+	layout   func(rev int) func(*bundle.Bundle) *bundle.Bundle
+}
+
+// rolloutCase writes s's second revision, builds both as how says, and
+// decides every input with the embedded evaluator on each.
+func (t *tools) rolloutCase(s *set, how caseBuild) (*rolloutCase, error) {
 	spec := s.spec
 	spec.Seed += r2SeedShift
 	files, err := largeset.Write(filepath.Join(t.work, "sets", s.name+"-r2"), spec)
@@ -59,7 +68,7 @@ func (t *tools) rolloutCase(s *set) (*rolloutCase, error) {
 	sources := [2]*set{s, {name: s.name + "-r2", spec: spec, files: files}}
 	var grants [2][]map[string]any
 	for i, src := range sources {
-		if grants[i], err = readGrants(src.files.GrantFiles); err != nil {
+		if grants[i], err = sampleGrants(src.files.GrantFiles, spec.Grants, rolloutInputCount/2); err != nil {
 			return nil, err
 		}
 	}
@@ -70,8 +79,12 @@ func (t *tools) rolloutCase(s *set) (*rolloutCase, error) {
 		c.bodies = append(c.bodies, body)
 	}
 	for i, src := range sources {
-		name := fmt.Sprintf("%s-r%d", s.name, i+1)
-		if c.revs[i], err = t.revisionFile(src, name, t.layoutOf(i), c.bodies); err != nil {
+		var layout func(*bundle.Bundle) *bundle.Bundle
+		if how.layout != nil {
+			layout = how.layout(i)
+		}
+		name := fmt.Sprintf("%s-r%d", how.tag, i+1)
+		if c.revs[i], err = t.revisionFile(how.hcp, src, name, layout, c.bodies); err != nil {
 			return nil, err
 		}
 	}
@@ -99,15 +112,21 @@ func (t *tools) layoutOf(rev int) func(*bundle.Bundle) *bundle.Bundle {
 	return nil
 }
 
-// revisionFile builds src's bundle as revision name, in the layout that
-// layout gives it if any, and decides each request body's input with the
-// embedded evaluator on it.
-func (t *tools) revisionFile(src *set, name string, layout func(*bundle.Bundle) *bundle.Bundle, bodies [][]byte) (*revisionFile, error) {
+// revisionFile builds src's bundle with the hcp-rego binary hcp as
+// revision name, in the layout that layout gives it if any, and decides
+// each request body's input with the embedded evaluator on it.
+func (t *tools) revisionFile(hcp string, src *set, name string, layout func(*bundle.Bundle) *bundle.Bundle, bodies [][]byte) (*revisionFile, error) {
 	file := filepath.Join(t.work, name+".tar.gz")
-	if _, err := t.exec(t.hcp, append(append([]string{"build"}, src.args()...), "-o", file, "--revision", name)...); err != nil {
+	if _, err := t.exec(hcp, append(append([]string{"build"}, src.args()...), "-o", file, "--revision", name)...); err != nil {
 		return nil, err
 	}
-	b, err := bundles.Read(file, nil, bundles.DefaultLimits)
+	limits := bundles.DefaultLimits
+	if hcp == t.before {
+		// The baseline's bundles hold one module a pack: at 10,000 packs
+		// they pass the terms bound, which is sized for the library alone.
+		limits.Terms *= 16
+	}
+	b, err := bundles.Read(file, nil, limits)
 	if err != nil {
 		return nil, err
 	}
@@ -146,35 +165,88 @@ func (t *tools) revisionFile(src *set, name string, layout func(*bundle.Bundle) 
 	return rev, nil
 }
 
-// readGrants reads the grants of grant files as largeset writes them.
-func readGrants(files []string) ([]map[string]any, error) {
+// sampleGrants reads the grant files as largeset writes them, total
+// grants in all, one grant at a time, and keeps want of them evenly over
+// the list: the grant at k*total/want for each k. A million grants held
+// as maps would cost the report more than the sidecar it measures.
+func sampleGrants(files []string, total, want int) ([]map[string]any, error) {
 	var out []map[string]any
+	n := 0
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		err := eachGrant(f, func(dec *json.Decoder) error {
+			if len(out) < want && n == len(out)*total/want {
+				var g map[string]any
+				if err := dec.Decode(&g); err != nil {
+					return err
+				}
+				out = append(out, g)
+			} else {
+				var skip json.RawMessage
+				if err := dec.Decode(&skip); err != nil {
+					return err
+				}
+			}
+			n++
+			return nil
+		})
 		if err != nil {
-			return nil, err
-		}
-		var doc struct{ Grants []map[string]any }
-		if err := json.Unmarshal(data, &doc); err != nil {
 			return nil, fmt.Errorf("read %s: %w", f, err)
 		}
-		out = append(out, doc.Grants...)
+	}
+	if n != total || len(out) != want {
+		return nil, fmt.Errorf("%d grants in %d files, want %d", n, len(files), total)
 	}
 	return out, nil
 }
 
+// eachGrant calls read with the decoder at each grant of a grant file,
+// {"version": 1, "grants": [...]}, in turn; read decodes it.
+func eachGrant(path string, read func(*json.Decoder) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<20))
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if key != "grants" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := dec.Token(); err != nil { // [
+			return err
+		}
+		for dec.More() {
+			if err := read(dec); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // ]
+			return err
+		}
+	}
+	return nil
+}
+
 // decisionInputs draws rolloutInputCount inputs from the two revisions'
-// grants in turn, evenly over each list: each names the pack and the
-// principal or role of a grant, so that one revision allows many of them
-// and the other, which lacks the grant, mostly does not.
+// sampled grants in turn: each names the pack and the principal or role
+// of a grant, so that one revision allows many of them and the other,
+// which lacks the grant, mostly does not.
 func decisionInputs(grants [2][]map[string]any, verbs int) []map[string]any {
 	var inputs []map[string]any
-	half := rolloutInputCount / 2
-	for k := range half {
+	for k := range rolloutInputCount / 2 {
 		for rev := range 2 {
-			list := grants[rev]
-			g := list[k*len(list)/half]
-			inputs = append(inputs, grantInput(g, len(inputs), verbs))
+			inputs = append(inputs, grantInput(grants[rev][k], len(inputs), verbs))
 		}
 	}
 	return inputs

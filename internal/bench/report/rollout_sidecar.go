@@ -142,19 +142,21 @@ func (s *pollingSidecar) waitRevision(want string) error {
 
 // phase is one activation, fresh or replacing.
 type phase struct {
-	wall      float64 // s: from the fetch (a fresh start: from the process's start)
-	fromSwap  float64 // s: from the swap of the file served
-	cpu       float64 // the sidecar's CPU-seconds
-	peakKB    int64   // its peak resident memory since the reset
-	peakReset bool    // whether the peak was reset first
+	wall       float64 // s: from the fetch (a fresh start: from the process's start)
+	fromSwap   float64 // s: from the swap of the file served
+	cpu        float64 // the sidecar's CPU-seconds
+	peakKB     int64   // its peak resident memory since the reset
+	residentKB int64   // its resident memory at the end
+	peakReset  bool    // whether the peak was reset first
 }
 
 // freshPhase measures the fresh start that just ended: all the process's
 // time, CPU and peak so far.
 func (s *pollingSidecar) freshPhase() (phase, error) {
-	p := phase{wall: time.Since(s.start).Seconds(), peakKB: peakRSS(s.cmd.Process.Pid)}
+	pid := s.cmd.Process.Pid
+	p := phase{wall: time.Since(s.start).Seconds(), peakKB: peakRSS(pid), residentKB: residentKB(pid)}
 	var err error
-	p.cpu, err = processCPU(s.cmd.Process.Pid)
+	p.cpu, err = processCPU(pid)
 	return p, err
 }
 
@@ -177,7 +179,7 @@ func (s *pollingSidecar) replace(h *hub, rev *revisionFile) (p phase, fetched, a
 	after, err := processCPU(pid)
 	fetched = h.sentAt()
 	p.wall, p.fromSwap = active.Sub(fetched).Seconds(), active.Sub(swap).Seconds()
-	p.cpu, p.peakKB = after-before, peakRSS(pid)
+	p.cpu, p.peakKB, p.residentKB = after-before, peakRSS(pid), residentKB(pid)
 	return p, fetched, active, err
 }
 

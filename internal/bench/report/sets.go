@@ -14,6 +14,9 @@ type set struct {
 	files *largeset.Set
 	// Filled by builds: the bundle file and the compiled folder.
 	bundle, dir string
+	// before is the set's bundle as the baseline hcp-rego (-before)
+	// builds it, once a table asks for it (beforeBundle).
+	before string
 }
 
 // The sets: small and large for latency (a decision must cost the same on
@@ -71,4 +74,45 @@ func (s *set) args() []string {
 		args = append(args, "--grants", g)
 	}
 	return args
+}
+
+// writeSet writes one more set under the report's folder: the sets that
+// one table measures, written only when it runs.
+// A set of the same name is written once a run.
+func (t *tools) writeSet(name string, spec largeset.Spec) (*set, error) {
+	if s := t.written[name]; s != nil {
+		return s, nil
+	}
+	files, err := largeset.Write(filepath.Join(t.work, "sets", name), spec)
+	if err != nil {
+		return nil, fmt.Errorf("write set %s: %w", name, err)
+	}
+	t.written[name] = &set{name: name, spec: spec, files: files}
+	return t.written[name], nil
+}
+
+// bundleOf returns s's bundle, built with this tree's hcp-rego if the
+// builds table has not built it.
+func (t *tools) bundleOf(s *set) (string, error) {
+	if s.bundle == "" {
+		file := filepath.Join(t.work, s.name+".tar.gz")
+		if _, err := t.exec(t.hcp, append([]string{"build", "-o", file}, s.args()...)...); err != nil {
+			return "", err
+		}
+		s.bundle = file
+	}
+	return s.bundle, nil
+}
+
+// beforeBundle returns s's bundle as the baseline hcp-rego (-before)
+// builds it, built the first time.
+func (t *tools) beforeBundle(s *set) (string, error) {
+	if s.before == "" {
+		file := filepath.Join(t.work, s.name+"-before.tar.gz")
+		if _, err := t.exec(t.before, append([]string{"build", "-o", file}, s.args()...)...); err != nil {
+			return "", fmt.Errorf("the baseline's build: %w", err)
+		}
+		s.before = file
+	}
+	return s.before, nil
 }

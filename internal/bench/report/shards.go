@@ -3,22 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/bench/largeset"
 )
-
-// shardHuge adds the largest set to the shards table. It is a flag of its
-// own, not of -quick's opposite: its files and builds take hours and tens
-// of GB, more than `make bench` should ask of a machine by default.
-var shardHuge = flag.Bool("huge", false, "the shards table also builds 10,000,000 grants over 100,000 tenants (hours and tens of GB: not run by default)")
 
 // The shards table's sets: IdP-shaped grants (largeset.IdP) over many
 // tenants, as a platform that shards holds them.
@@ -50,7 +47,7 @@ const shardTenant = "t00005"
 // command 1 of the first pack, so that the decision reads the tenant's
 // tables and is allowed.
 func shardPrincipalInput() map[string]any {
-	in := largeset.BenchInput(false)
+	in := largeset.BenchInput(largeset.Allowed)
 	in["principal"] = map[string]any{"id": "u0000005", "tenant": shardTenant, "roles": []any{"bench", "r01"}, "projects": []any{"p-1"}}
 	in["owner"] = "u0000005"
 	return in
@@ -73,7 +70,7 @@ func shards(t *tools, _ map[string]*set) (table, error) {
 	if t.quick {
 		sizes = shardQuickSizes
 	}
-	if *shardHuge {
+	if t.huge { // -huge: 10,000,000 grants too
 		sizes = append(slices.Clone(sizes), shardHugeSize)
 	}
 	for _, spec := range sizes {
@@ -280,10 +277,6 @@ func (t *tools) shardLatency(sb *shardBuild) ([][]string, error) {
 	return rows, nil
 }
 
-// ratio2 is a ratio to two decimals: the shards' target (1.05x) is finer
-// than ratio's one.
-func ratio2(x, base float64) string { return fmt.Sprintf("%.2fx", x/base) }
-
 // wantCode asks the sidecar for one decision on body and checks its code,
 // so that the timed requests time that decision and not another (a
 // sidecar without the principal's shard answers tenant_unavailable).
@@ -309,4 +302,34 @@ func (s *sidecar) wantCode(body []byte, code string) error {
 		return fmt.Errorf("decides %q, want %q: %s", out.Result.Code, code, data)
 	}
 	return nil
+}
+
+// activate starts `opa run --server` on a bundle and returns the seconds
+// until /health?bundles answers 200 and the server's peak memory then.
+func (t *tools) activate(bundles ...string) (float64, int64, error) {
+	port, err := freePort()
+	if err != nil {
+		return 0, 0, err
+	}
+	args := []string{"run", "--server", "--addr", fmt.Sprintf("127.0.0.1:%d", port)}
+	for _, b := range bundles {
+		args = append(args, "--bundle", b)
+	}
+	cmd := exec.CommandContext(t.ctx, t.opa, args...)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	url := fmt.Sprintf("http://127.0.0.1:%d/health?bundles", port)
+	for time.Since(start) < 60*time.Second {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return time.Since(start).Seconds(), peakRSS(cmd.Process.Pid), nil
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return 0, 0, fmt.Errorf("opa did not activate %v within 60 s", bundles)
 }

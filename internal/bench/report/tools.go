@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -22,15 +22,22 @@ type tools struct {
 	work   string
 	hcp    string
 	opa    string
-	inputs map[string]string // allowed, confirm: input files
+	inputs map[string]string // input files, by largeset.BenchCalls
 	one    string            // the one-rule policy folder
 	rounds int               // runs of each measurement
 	quick  bool              // smaller sets and shorter runs
+	huge   bool              // the grants table's 3,000,000 too (-huge)
 	layout string            // the rollout table's bundle layout (-layout)
+	// before is an hcp-rego built from another commit (-before), whose
+	// bundles the tables that can measure them measure beside this
+	// tree's; "" for none.
+	before string
+	// written are the sets that tables wrote for themselves, by name.
+	written map[string]*set
 }
 
 func newTools(ctx context.Context, work string, rounds int) (*tools, error) {
-	t := &tools{ctx: ctx, work: work, hcp: filepath.Join(work, "hcp-rego"), inputs: map[string]string{}, rounds: max(rounds, 1)}
+	t := &tools{ctx: ctx, work: work, hcp: filepath.Join(work, "hcp-rego"), inputs: map[string]string{}, written: map[string]*set{}, rounds: max(rounds, 1)}
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", t.hcp, "./cmd/hcp-rego").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("build hcp-rego: %v\n%s", err, out)
 	}
@@ -57,6 +64,7 @@ func (t *tools) exec(name string, args ...string) (measured, error) {
 	cmd := exec.CommandContext(t.ctx, name, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	ownPeakOnly()
 	start := time.Now()
 	err := cmd.Run()
 	r := measured{seconds: time.Since(start).Seconds(), stdout: stdout.Bytes()}
@@ -69,53 +77,37 @@ func (t *tools) exec(name string, args ...string) (measured, error) {
 	return r, nil
 }
 
-// opaBench runs `opa bench` and returns the median evaluation time and the
-// mean time an operation takes, both in ns.
-func (t *tools) opaBench(query, input string, target ...string) (median, perOp float64, err error) {
+// benched is one `opa bench` run: the median evaluation time and the
+// mean time an operation takes, in ns, and the allocations an operation.
+type benched struct{ median, perOp, allocs float64 }
+
+// opaBench runs `opa bench` and reads what it measured.
+func (t *tools) opaBench(query, input string, target ...string) (benched, error) {
 	args := append([]string{"bench", "--format", "json", "-i", input, "--count", "1"}, target...)
 	r, err := t.exec(t.opa, append(args, query)...)
 	if err != nil {
-		return 0, 0, err
+		return benched{}, err
 	}
 	var res struct {
-		N     float64
-		T     float64
-		Extra map[string]float64
+		N, T, MemAllocs float64
+		Extra           map[string]float64
 	}
 	if err := json.Unmarshal(r.stdout, &res); err != nil {
-		return 0, 0, fmt.Errorf("read opa bench output: %w", err)
+		return benched{}, fmt.Errorf("read opa bench output: %w", err)
 	}
-	return res.Extra["histogram_timer_rego_query_eval_ns_median"], res.T / res.N, nil
+	return benched{res.Extra["histogram_timer_rego_query_eval_ns_median"], res.T / res.N, res.MemAllocs / res.N}, nil
 }
 
-// activate starts `opa run --server` on a bundle and returns the seconds
-// until /health?bundles answers 200 and the server's peak memory then.
-func (t *tools) activate(bundles ...string) (float64, int64, error) {
-	port, err := freePort()
-	if err != nil {
-		return 0, 0, err
-	}
-	args := []string{"run", "--server", "--addr", fmt.Sprintf("127.0.0.1:%d", port)}
-	for _, b := range bundles {
-		args = append(args, "--bundle", b)
-	}
-	cmd := exec.CommandContext(t.ctx, t.opa, args...)
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return 0, 0, err
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	url := fmt.Sprintf("http://127.0.0.1:%d/health?bundles", port)
-	for time.Since(start) < 60*time.Second {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return time.Since(start).Seconds(), peakRSS(cmd.Process.Pid), nil
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return 0, 0, fmt.Errorf("opa did not activate %v within 60 s", bundles)
+// ownPeakOnly makes the peak that Linux reports for the next child this
+// process starts the child's own. A child started by Go's vfork-style
+// clone takes this process's peak resident memory (its mm's high-water
+// mark, copied to the child at exec) as its own peak's floor, so a build
+// after an evaluator of a million grants was held here would report that
+// evaluator's memory. The heap is returned to the kernel and this
+// process's peak reset to what it holds then, a few tens of MB.
+func ownPeakOnly() {
+	debug.FreeOSMemory()
+	resetPeak(os.Getpid())
 }
 
 // peakRSS reads a process's peak resident memory (VmHWM) in KB.
