@@ -142,8 +142,11 @@ func TestDocsKubernetesSidecar(t *testing.T) {
 	hub.set("/bundles/runtime.tar.gz", runtime)
 	volumes := pod.writeVolumes(t, map[string]string{"hcp.pub": keys + "rsa.pub", "runtime.pub": keys + "other-rsa.pub"})
 	var env []string
-	for name := range pod.env {
-		env = append(env, name+"="+hub.URL) // the one variable: the bundle server
+	for name, value := range pod.env {
+		if name == "BUNDLE_SERVER_URL" {
+			value = hub.URL // the bundle server is the test's
+		}
+		env = append(env, name+"="+value)
 	}
 	s := startOPAWith(t, opaProcess{env: env}, pod.localArgs(t, volumes)...)
 	s.waitHealthy(t)

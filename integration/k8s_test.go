@@ -3,8 +3,10 @@ package integration
 import (
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,10 +34,13 @@ type k8sObject struct {
 		Template struct {
 			Spec struct {
 				Containers []struct {
-					Name         string   `yaml:"name"`
-					Image        string   `yaml:"image"`
-					Args         []string `yaml:"args"`
-					Env          []struct{ Name, Value string }
+					Name      string   `yaml:"name"`
+					Image     string   `yaml:"image"`
+					Args      []string `yaml:"args"`
+					Env       []k8sEnv `yaml:"env"`
+					Resources struct {
+						Limits map[string]string `yaml:"limits"`
+					} `yaml:"resources"`
 					VolumeMounts []struct {
 						Name      string `yaml:"name"`
 						MountPath string `yaml:"mountPath"`
@@ -51,6 +56,19 @@ type k8sObject struct {
 			} `yaml:"spec"`
 		} `yaml:"template"`
 	} `yaml:"spec"`
+}
+
+// k8sEnv is one variable of a container: a value, or one taken from the
+// container's resources (the only source the example uses).
+type k8sEnv struct {
+	Name      string `yaml:"name"`
+	Value     string `yaml:"value"`
+	ValueFrom *struct {
+		ResourceFieldRef *struct {
+			Resource string `yaml:"resource"`
+			Divisor  string `yaml:"divisor"`
+		} `yaml:"resourceFieldRef"`
+	} `yaml:"valueFrom"`
 }
 
 // readPod reads the example's objects: a ConfigMap, a Secret and a
@@ -85,7 +103,7 @@ func readPod(t *testing.T, text string) *pod {
 		}
 		p.image, p.args = c.Image, c.Args
 		for _, e := range c.Env {
-			p.env[e.Name] = e.Value
+			p.env[e.Name] = envValue(t, e, c.Resources.Limits)
 		}
 		for _, m := range c.VolumeMounts {
 			for _, v := range spec.Volumes {
@@ -106,6 +124,50 @@ func readPod(t *testing.T, text string) *pod {
 		t.Fatal("the Kubernetes example has no opa container")
 	}
 	return p
+}
+
+// envValue is what the kubelet gives a variable: its value, or a CPU
+// limit divided by the divisor and rounded up, as an integer (so that
+// GOMAXPROCS from limits.cpu is at least 1). Any other source fails the
+// test: the test must not start OPA with a value the cluster would not
+// give it.
+func envValue(t *testing.T, e k8sEnv, limits map[string]string) string {
+	t.Helper()
+	if e.ValueFrom == nil {
+		return e.Value
+	}
+	ref := e.ValueFrom.ResourceFieldRef
+	if ref == nil || ref.Resource != "limits.cpu" {
+		t.Fatalf("the opa container's %s: only a resourceFieldRef of limits.cpu is read here", e.Name)
+	}
+	limit, ok := limits["cpu"]
+	if !ok {
+		t.Fatalf("the opa container's %s reads limits.cpu, which it does not set", e.Name)
+	}
+	divisor := ref.Divisor
+	if divisor == "" {
+		divisor = "1"
+	}
+	l, d := milliCPU(t, limit), milliCPU(t, divisor)
+	return strconv.FormatInt((l+d-1)/d, 10)
+}
+
+// milliCPU reads a CPU quantity as Kubernetes writes one ("2", "1.5",
+// "500m") in thousandths of a CPU.
+func milliCPU(t *testing.T, q string) int64 {
+	t.Helper()
+	if m, ok := strings.CutSuffix(q, "m"); ok {
+		n, err := strconv.ParseInt(m, 10, 64)
+		if err != nil || n <= 0 {
+			t.Fatalf("CPU quantity %q", q)
+		}
+		return n
+	}
+	f, err := strconv.ParseFloat(q, 64)
+	if err != nil || f <= 0 {
+		t.Fatalf("CPU quantity %q", q)
+	}
+	return int64(math.Ceil(f * 1000))
 }
 
 // writeVolumes writes the mounted files into folders of a temporary one,
