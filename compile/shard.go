@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 
@@ -13,14 +14,17 @@ import (
 )
 
 // Shard is the shard of tenant in a build of n shards (docs/fleet.md):
-// the first four bytes of the sha256 of the tenant id's UTF-8 bytes, read
-// as a big-endian unsigned number, modulo n. The decision library
-// computes the same (rego/library/shards.rego), and `hcp-rego shard`
+// the first two bytes of the sha256 of the tenant id's UTF-8 bytes, read
+// as a big-endian unsigned number, modulo n. The decision library looks
+// the same up in the policy bundle's table of it (shardOfTable: the
+// shard of each of the 65,536 values of those two bytes, one lookup a
+// decision where arithmetic on them cost four times as much), and
+// `hcp-rego shard`
 // prints it, so that a router sends a tenant's calls to a cell holding
 // its shard. n must be at least 1.
 func Shard(tenant string, n int) int {
 	sum := sha256.Sum256([]byte(tenant))
-	return int(binary.BigEndian.Uint32(sum[:4]) % uint32(n))
+	return int(binary.BigEndian.Uint16(sum[:2])) % n
 }
 
 // tenantless are the grants without a tenant, which hold for every
@@ -95,4 +99,15 @@ func shardBundle(tables map[string]any, k int) (*bundle.Bundle, map[string]any, 
 // hcp_grants.shards[k].
 func shardData(k int, tables any) map[string]any {
 	return map[string]any{bundles.GrantsRoot: map[string]any{bundles.ShardsKey: map[string]any{fmt.Sprint(k): tables}}}
+}
+
+// shardOfTable is the policy bundle's shard_of: every four hex digits
+// to the shard, among n, of a tenant whose sha256 begins with them, as
+// the text of its key under hcp_grants.shards.
+func shardOfTable(n int) map[string]any {
+	t := make(map[string]any, 1<<16)
+	for v := range 1 << 16 {
+		t[fmt.Sprintf("%04x", v)] = strconv.Itoa(v % n)
+	}
+	return t
 }

@@ -24,6 +24,7 @@ func grantTables(m *Model, shards int) map[string]any {
 		// change with one tenant's grants (docs/fleet.md).
 		base = tablesOf(m, tenantless(m.grants), true)
 		base["shards"] = shards
+		base["shard_of"] = shardOfTable(shards)
 	}
 	base["files"] = grantFiles(m)
 	base[bundles.SourcesKey] = sourcesData(sourceDigests(m, shards))

@@ -109,7 +109,7 @@ func tenantShards(t *testing.T, docker string, n int, tenants []string) map[stri
 // defaults.json and tenantGrants into 4 shards, into 3, and unsharded,
 // with hcp-rego build, and starts three real OPA sidecars: one with the
 // policy bundle of 4, two of its shards (those of tenants other and
-// initech), and shard K of the build of 3 (K the shard of 4 of tenant
+// initech), and shard K of the build of 8 (K the shard of 4 of tenant
 // acme, which the sidecar does not load); one with the unsharded bundle;
 // one with the policy bundle and every shard. Over a corpus of calls by
 // principals of each tenant, of none, of an unknown and of the empty
@@ -119,7 +119,7 @@ func tenantShards(t *testing.T, docker string, n int, tenants []string) map[stri
 //     some calls) and as the Go reference told which shards it holds;
 //   - where the principal's tenant's shard is loaded or it has none, it
 //     answers as the unsharded sidecar, source.grant included;
-//   - where the shard is missing (beta's) or is the build of 3's (acme's),
+//   - where the shard is missing (beta's) or is the build of 8's (acme's),
 //     it answers tenant_unavailable with its GPARS -32002 error;
 //   - the sidecar with every shard answers as the unsharded one, always.
 func TestShardedSidecar(t *testing.T) {
@@ -133,22 +133,22 @@ func TestShardedSidecar(t *testing.T) {
 	build := func(out string, extra ...string) {
 		hcpRego(t, docker, append(append([]string{"build"}, inputs...), append(extra, "-o", out)...)...).must(t, "hcp-rego build "+strings.Join(extra, " "))
 	}
-	four, three, unsharded := filepath.Join(work, "four"), filepath.Join(work, "three"), filepath.Join(work, "hcp.tar.gz")
+	four, eight, unsharded := filepath.Join(work, "four"), filepath.Join(work, "eight"), filepath.Join(work, "hcp.tar.gz")
 	build(four, "--shards", "4")
-	build(three, "--shards", "3")
+	build(eight, "--shards", "8")
 	build(unsharded)
 
 	of := tenantShards(t, docker, 4, shardCorpusTenants[:len(shardCorpusTenants)-2])
 	loaded := []int{of["other"], of["initech"]}
 	foreign, missing := of["acme"], of["beta"]
-	if slices.Contains(loaded, foreign) || slices.Contains(loaded, missing) || foreign == missing || loaded[0] == loaded[1] || foreign >= 3 {
+	if slices.Contains(loaded, foreign) || slices.Contains(loaded, missing) || foreign == missing || loaded[0] == loaded[1] || foreign >= 8 {
 		t.Fatalf("the tenants' shards %v do not make the cell this test needs", of)
 	}
 	cell := []string{filepath.Join(four, bundles.PolicyFile)}
 	for _, k := range loaded {
 		cell = append(cell, filepath.Join(four, bundles.ShardFile(k)))
 	}
-	cell = append(cell, filepath.Join(three, bundles.ShardFile(foreign)))
+	cell = append(cell, filepath.Join(eight, bundles.ShardFile(foreign)))
 	all := []string{filepath.Join(four, bundles.PolicyFile)}
 	for k := range 4 {
 		all = append(all, filepath.Join(four, bundles.ShardFile(k)))

@@ -24,8 +24,8 @@ import (
 // grants of every shape: a role's, a principal's on one command and
 // on one trigger, and default grants with a tenant, which a principal of
 // that tenant loses when it is named in its tenant's shard. With 4
-// shards: other, t3 and 日本 are in shard 0; acme, t1, t5 and ünï in 1;
-// t4 in 2; beta, t2 and nobody-here in 3.
+// shards: t2 and nobody-here are in shard 0; other, ünï and t4 in 1;
+// t3, 日本 and beta in 2; acme, t1 and t5 in 3.
 const grantsC = `{"version": 1, "grants": [
   {"subject": "role:member", "tenant": "t1", "pack_id": "alpha", "capabilities": ["verb.exec.write", "pack.connect"]},
   {"subject": "principal:m3", "tenant": "other", "pack_id": "alpha", "verb_key": "write.personal.open", "capabilities": ["verb.exec.write"]},

@@ -22,7 +22,7 @@ func newShardCommand(s streams) *cobra.Command {
 		Use:   "shard --shards N TENANT...",
 		Short: "Print the shard of each tenant in a sharded build of N shards",
 		Long: `Shard prints, for each tenant id, the shard of a build of N shards
-(build --shards N) that holds its grants: the first four bytes of the
+(build --shards N) that holds its grants: the first two bytes of the
 sha256 of the id, read as a big-endian unsigned number, modulo N. The
 decision library and the Go API (compile.Shard) compute the same, so a
 router sends a tenant's calls to a cell that loads its shard

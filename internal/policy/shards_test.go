@@ -51,7 +51,7 @@ func decide(t *testing.T, s Source, input map[string]any) string {
 // or with a shard of a build of another number, tenant_unavailable.
 func TestShardsReadAsASidecarLoadsThem(t *testing.T) {
 	dir := t.TempDir()
-	four, three := buildShards(t, dir, "four", 4), buildShards(t, dir, "three", 3)
+	four, eight := buildShards(t, dir, "four", 4), buildShards(t, dir, "eight", 8)
 	unsharded := build(t, dir, "hcp.tar.gz", nil)
 	input := map[string]any{
 		"principal": map[string]any{"id": "bob", "roles": []any{"admin"}, "tenant": "acme"},
@@ -62,7 +62,7 @@ func TestShardsReadAsASidecarLoadsThem(t *testing.T) {
 	if want == "tenant_unavailable" || want == "capability_required" {
 		t.Fatalf("the unsharded bundle decides %s: the test needs acme's admin to hold a grant", want)
 	}
-	acme := compile.Shard("acme", 4) // 1
+	acme := compile.Shard("acme", 4) // 3
 	policy := filepath.Join(four, bundles.PolicyFile)
 	shard := func(folder string, k int) string { return filepath.Join(folder, bundles.ShardFile(k)) }
 	for _, c := range []struct {
@@ -74,7 +74,7 @@ func TestShardsReadAsASidecarLoadsThem(t *testing.T) {
 		{"acme's shard", []string{policy, shard(four, acme)}, want},
 		{"another shard", []string{policy, shard(four, (acme+1)%4)}, "tenant_unavailable"},
 		{"no shard", []string{policy}, "tenant_unavailable"},
-		{"acme's shard's number from a build of 3", []string{policy, shard(three, acme)}, "tenant_unavailable"},
+		{"acme's shard's number from a build of 8", []string{policy, shard(eight, acme)}, "tenant_unavailable"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := decide(t, Source{Bundles: c.bundles, Reader: reader}, input); got != c.want {

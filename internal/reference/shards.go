@@ -42,7 +42,7 @@ func (s Shards) holds(p principal) bool {
 }
 
 // shardOf is the shard of tenant among n, as docs/fleet.md
-// define it for a router: the first 32 bits of the sha256 of the tenant
+// define it for a router: the first 16 bits of the sha256 of the tenant
 // id's UTF-8 bytes, as an unsigned big-endian number, modulo n. It is
 // written here apart from compile.Shard and the library's _shard_key, so
 // that a slip in either shows as a disagreement in the differential
@@ -50,7 +50,7 @@ func (s Shards) holds(p principal) bool {
 func shardOf(tenant string, n int) int {
 	sum := sha256.Sum256([]byte(tenant))
 	var first uint64
-	for _, b := range sum[:4] {
+	for _, b := range sum[:2] {
 		first = first<<8 | uint64(b)
 	}
 	return int(first % uint64(n))

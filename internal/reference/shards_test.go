@@ -8,7 +8,7 @@ import (
 )
 
 // TestShardOf pins the shard function of docs/fleet.md to values computed
-// apart from Go (Python's hashlib: int.from_bytes(sha256(t)[:4], "big")
+// apart from Go (Python's hashlib: int.from_bytes(sha256(t)[:2], "big")
 // % n), and holds it to compile.Shard over many tenants: the two are
 // written apart on purpose, and a router computes one of them.
 func TestShardOf(t *testing.T) {
@@ -17,10 +17,10 @@ func TestShardOf(t *testing.T) {
 		n      int
 		want   int
 	}{
-		{"acme", 4, 1}, {"acme", 3, 1}, {"acme", 4096, 941},
-		{"globex", 3, 0}, {"globex", 8, 5},
-		{"initech", 4, 2}, {"日本", 4, 0}, {"日本", 4096, 3852},
-		{"", 3, 2}, {"", 4096, 1090},
+		{"acme", 4, 3}, {"acme", 3, 2}, {"acme", 4096, 555},
+		{"globex", 3, 2}, {"globex", 8, 1},
+		{"initech", 4, 0}, {"日本", 4, 2}, {"日本", 4096, 3882},
+		{"", 3, 1}, {"", 4096, 944},
 	}
 	for _, p := range pinned {
 		if got := shardOf(p.tenant, p.n); got != p.want {
@@ -37,8 +37,8 @@ func TestShardOf(t *testing.T) {
 	}
 }
 
-// tenantGrants give tenant acme (shard 1 of 4, 1 of 3) and tenant initech
-// (shard 2 of 4) their own grants, and every principal the ledger's
+// tenantGrants give tenant acme (shard 3 of 4, 2 of 3) and tenant initech
+// (shard 0 of 4) their own grants, and every principal the ledger's
 // balance.
 const tenantGrants = `{
   "grants": [
@@ -77,14 +77,14 @@ func TestTenantUnavailable(t *testing.T) {
 	}{
 		{"unsharded", Shards{}, acmeMember, ""},
 		{"no shard loaded", Shards{Of: 4}, acmeMember, unavailable},
-		{"its shard loaded", Shards{Of: 4, Loaded: map[int]int{1: 4}}, acmeMember, ""},
-		{"another shard loaded", Shards{Of: 4, Loaded: map[int]int{0: 4, 2: 4, 3: 4}}, acmeMember, unavailable},
-		{"its index loaded from a build of 3", Shards{Of: 4, Loaded: map[int]int{1: 3}}, acmeMember, unavailable},
-		{"its index loaded from a build of 8", Shards{Of: 4, Loaded: map[int]int{1: 8}}, acmeMember, unavailable},
+		{"its shard loaded", Shards{Of: 4, Loaded: map[int]int{3: 4}}, acmeMember, ""},
+		{"another shard loaded", Shards{Of: 4, Loaded: map[int]int{0: 4, 1: 4, 2: 4}}, acmeMember, unavailable},
+		{"its index loaded from a build of 3", Shards{Of: 4, Loaded: map[int]int{3: 3}}, acmeMember, unavailable},
+		{"its index loaded from a build of 8", Shards{Of: 4, Loaded: map[int]int{3: 8}}, acmeMember, unavailable},
 		{"no tenant, no shard", Shards{Of: 4}, noTenant, ""},
 		{"an empty tenant, no shard", Shards{Of: 4}, emptyTen, ""},
 		{"a default grant does not stand in for a missing shard", Shards{Of: 4, Loaded: map[int]int{1: 4}}, ivan, unavailable},
-		{"its own grant once loaded", Shards{Of: 4, Loaded: map[int]int{2: 4}}, ivan, ""},
+		{"its own grant once loaded", Shards{Of: 4, Loaded: map[int]int{0: 4}}, ivan, ""},
 		{"pack unavailable comes first", Shards{Of: 4}, unreached, ""},
 		{"unknown command comes first", Shards{Of: 4}, unknownCmd, ""},
 	}

@@ -3,6 +3,7 @@ package library_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	oparego "github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/rego/library"
 )
@@ -57,13 +59,28 @@ func TestShardKeyAgrees(t *testing.T) {
 	}
 }
 
+// shardedBase is the data of the policy bundle of a sharded build of n
+// shards of the example packs, as built and read back.
+func shardedBase(t *testing.T, n int) map[string]any {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "shards")
+	if _, err := compile.BuildShards(compile.BuildOptions{Packs: []string{"../../testdata/packs"}, Output: out}, n); err != nil {
+		t.Fatal(err)
+	}
+	b, err := bundles.ReadDecisionBundle(filepath.Join(out, bundles.PolicyFile), nil, bundles.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Data
+}
+
 // shardKeyQuery prepares data.hcp.authz._shard_key over the library and
 // the base tables of a sharded build of n shards.
 func shardKeyQuery(t *testing.T, n int) oparego.PreparedEvalQuery {
 	t.Helper()
 	opts := []func(*oparego.Rego){
 		oparego.Query("data.hcp.authz._shard_key"),
-		oparego.Store(inmem.NewFromObject(map[string]any{"hcp_grants": map[string]any{"base": map[string]any{"shards": n}}})),
+		oparego.Store(inmem.NewFromObject(shardedBase(t, n))),
 		oparego.SetRegoVersion(ast.RegoV1),
 	}
 	for _, m := range library.Modules() {
