@@ -30,7 +30,8 @@ router sends a tenant's calls to a cell that loads its shard
 
 Each line is the shard, a space and the tenant id (quoted with Go escapes
 when it holds a character that is not printable); --format json prints
-{"shards": N, "tenants": {"ID": K, ...}}.`,
+{"shards": N, "tenants": {"ID": K, ...}}. An empty tenant id is refused:
+the library reads it as no tenant, which needs no shard.`,
 		Example: `  hcp-rego shard --shards 8 acme globex
   hcp-rego shard --shards 256 --format json "$TENANT" | jq -r '.tenants[]'`,
 		Args: cobra.MinimumNArgs(1),
@@ -47,6 +48,14 @@ when it holds a character that is not printable); --format json prints
 func runShard(s streams, o shardOptions, tenants []string) error {
 	if o.shards < 2 || o.shards > bundles.MaxShards {
 		return badInput(fmt.Errorf("--shards %d: a sharded build makes from 2 to %d shards", o.shards, bundles.MaxShards))
+	}
+	for i, t := range tenants {
+		if t == "" {
+			// The library reads an empty tenant as none: such a principal
+			// needs no shard, and a shard printed for it would send its
+			// calls to one cell for nothing.
+			return badInput(fmt.Errorf("TENANT %d is empty: a principal without a tenant (or with an empty one) needs no shard, and any cell decides it", i+1))
+		}
 	}
 	switch o.format {
 	case "text":
