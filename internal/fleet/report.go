@@ -97,11 +97,14 @@ type Report struct {
 }
 
 // WriteJSON writes r as one indented JSON object.
-func (r Report) WriteJSON(w io.Writer) error {
+func (r Report) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// writeJSON writes v as one indented JSON object, <, > and & as they are.
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // WriteTable writes one row a sidecar, "-" for what is not known.
@@ -130,12 +133,7 @@ type Reports struct {
 }
 
 // WriteJSON writes r as one indented JSON object.
-func (r Reports) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func (r Reports) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 
 // WriteTable writes one row a sidecar and bundle, a sidecar's bundles
 // together, in the order asked, "-" for what is not known.
