@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/hcp-rego/hcp-rego/internal/columns"
 	"io"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/hcp-rego/hcp-rego/internal/markdown"
 	"github.com/hcp-rego/hcp-rego/internal/printable"
@@ -94,33 +94,11 @@ func WritePretty(w io.Writer, r *Report) error {
 			}
 			lines = append(lines, line)
 		}
-		writeAligned(bw, lines)
+		columns.Write(bw, lines)
 		bw.WriteByte('\n')
 	}
 	bw.WriteString(r.LastLine() + "\n")
 	return bw.Flush()
-}
-
-// writeAligned writes lines in columns two spaces apart.
-func writeAligned(w *bufio.Writer, lines [][]string) {
-	widths := make([]int, len(lines[0]))
-	for _, line := range lines {
-		for i, text := range line {
-			widths[i] = max(widths[i], utf8.RuneCountInString(text))
-		}
-	}
-	for _, line := range lines {
-		for i, text := range line {
-			if i > 0 {
-				w.WriteString("  ")
-			}
-			w.WriteString(text)
-			if i < len(line)-1 {
-				w.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(text)))
-			}
-		}
-		w.WriteByte('\n')
-	}
 }
 
 // WriteMarkdown writes the report for a pull request comment: a title,

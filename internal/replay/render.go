@@ -3,10 +3,10 @@ package replay
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hcp-rego/hcp-rego/internal/columns"
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hcp-rego/hcp-rego/internal/markdown"
 	"github.com/hcp-rego/hcp-rego/internal/printable"
@@ -63,7 +63,7 @@ func WritePretty(w io.Writer, r *Report) error {
 			}
 			lines = append(lines, line)
 		}
-		writeAligned(&b, lines)
+		columns.Write(&b, lines)
 		b.WriteByte('\n')
 	}
 	for _, n := range r.notes() {
@@ -72,28 +72,6 @@ func WritePretty(w io.Writer, r *Report) error {
 	b.WriteString(r.LastLine() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// writeAligned writes lines in columns two spaces apart.
-func writeAligned(b *strings.Builder, lines [][]string) {
-	widths := make([]int, len(lines[0]))
-	for _, line := range lines {
-		for i, text := range line {
-			widths[i] = max(widths[i], utf8.RuneCountInString(text))
-		}
-	}
-	for _, line := range lines {
-		for i, text := range line {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(text)
-			if i < len(line)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(text)))
-			}
-		}
-		b.WriteByte('\n')
-	}
 }
 
 // WriteMarkdown writes the report for a pull request comment: a title,
