@@ -181,24 +181,9 @@ func (t *tools) restPoints(points []*grantPoint, small *set) (table, error) {
 		title:  "A million grants: decisions through OPA's REST API (1 client)",
 		header: []string{"bundle", "input", "p50", "÷ small", "÷ one rule", "p99", "÷ small"},
 	}
-	var servers []*sidecar
-	defer func() {
-		for _, s := range servers {
-			s.stop()
-		}
-	}()
-	var targets []restTarget
-	serve := func(name, path string, calls []string, args ...string) error {
-		s, err := t.startSidecar(path, args...)
-		if err != nil {
-			return err
-		}
-		servers = append(servers, s)
-		for _, call := range calls {
-			targets = append(targets, restTarget{name, call, s})
-		}
-		return nil
-	}
+	f := &restFleet{t: t}
+	defer f.stop()
+	serve := f.serve
 	if err := serve("one rule", "bench/allow", []string{largeset.Allowed}, t.one); err != nil {
 		return tb, err
 	}
@@ -216,18 +201,18 @@ func (t *tools) restPoints(points []*grantPoint, small *set) (table, error) {
 			}
 		}
 	}
-	p50s, p99s, err := t.restRounds(targets, []int{1})
+	p50s, p99s, err := t.restRounds(f.targets, []int{1})
 	if err != nil {
 		return tb, err
 	}
 	one := median(p50s[restKey{0, 1}])
 	smallOf := map[string]restKey{}
-	for i, tg := range targets {
+	for i, tg := range f.targets {
 		if tg.name == "small" {
 			smallOf[tg.call] = restKey{i, 1}
 		}
 	}
-	for i, tg := range targets[1:] {
+	for i, tg := range f.targets[1:] {
 		k := restKey{i + 1, 1}
 		p50, p99 := median(p50s[k]), median(p99s[k])
 		s50, s99 := median(p50s[smallOf[tg.call]]), median(p99s[smallOf[tg.call]])

@@ -166,6 +166,35 @@ type restTarget struct {
 	s          *sidecar
 }
 
+// restFleet is the sidecars a REST table starts and what each serves:
+// serve starts one and names its calls as targets; stop stops them all.
+type restFleet struct {
+	t       *tools
+	servers []*sidecar
+	targets []restTarget
+}
+
+// serve starts a sidecar of the bundle at path, serving the decision at
+// path, and adds a target for each of calls under name.
+func (f *restFleet) serve(name, path string, calls []string, args ...string) error {
+	s, err := f.t.startSidecar(path, args...)
+	if err != nil {
+		return err
+	}
+	f.servers = append(f.servers, s)
+	for _, call := range calls {
+		f.targets = append(f.targets, restTarget{name, call, s})
+	}
+	return nil
+}
+
+// stop stops every sidecar started.
+func (f *restFleet) stop() {
+	for _, s := range f.servers {
+		s.stop()
+	}
+}
+
 // restKey is a target at a concurrency.
 type restKey struct {
 	target  int // index in the targets
@@ -255,24 +284,9 @@ func latencyREST(t *tools, sets map[string]*set) (table, error) {
 		title:  "Decision latency through OPA's REST API (POST /v1/data/..., loopback)",
 		header: []string{"policy", "input", "clients", "p50", "ratio", "p99", "ratio"},
 	}
-	var servers []*sidecar
-	defer func() {
-		for _, s := range servers {
-			s.stop()
-		}
-	}()
-	var targets []restTarget
-	serve := func(name, path string, calls []string, args ...string) error {
-		s, err := t.startSidecar(path, args...)
-		if err != nil {
-			return err
-		}
-		servers = append(servers, s)
-		for _, call := range calls {
-			targets = append(targets, restTarget{name, call, s})
-		}
-		return nil
-	}
+	f := &restFleet{t: t}
+	defer f.stop()
+	serve := f.serve
 	if err := serve("one rule", "bench/allow", []string{largeset.Allowed}, t.one); err != nil {
 		return tb, err
 	}
@@ -293,14 +307,14 @@ func latencyREST(t *tools, sets map[string]*set) (table, error) {
 		}
 	}
 	clients := []int{1, 4}
-	p50s, p99s, err := t.restRounds(targets, clients)
+	p50s, p99s, err := t.restRounds(f.targets, clients)
 	if err != nil {
 		return tb, err
 	}
 	for _, c := range clients {
 		base := restKey{0, c}
 		b50, b99 := median(p50s[base]), median(p99s[base])
-		for i, tg := range targets {
+		for i, tg := range f.targets {
 			k := restKey{i, c}
 			p50, p99 := median(p50s[k]), median(p99s[k])
 			tb.rows = append(tb.rows, []string{tg.name, tg.call, fmt.Sprint(c), micros(p50), ratio(p50, b50), micros(p99), ratio(p99, b99)})
@@ -309,7 +323,7 @@ func latencyREST(t *tools, sets map[string]*set) (table, error) {
 	tb.notes = append(tb.notes, "Document only is the one-rule policy answering with the small set's confirm_required document as a constant: what HTTP and a document of that size cost without evaluating the decision. "+setsNote(bundles))
 	tb.notes = append(tb.notes, fmt.Sprintf("Each figure is the median over %d rounds of %d requests a target (after %d not counted), asked in blocks of %d that alternate between the targets; ratios are to the one-rule policy at the same concurrency.", t.rounds, restRequests, restWarmup, restBlock))
 	if t.before != "" {
-		tb.notes = append(tb.notes, "This tree's p50 against the baseline's, same set, call and clients: "+versusBefore(targets, clients, p50s)+".")
+		tb.notes = append(tb.notes, "This tree's p50 against the baseline's, same set, call and clients: "+versusBefore(f.targets, clients, p50s)+".")
 	}
 	return tb, nil
 }
