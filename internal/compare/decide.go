@@ -74,7 +74,7 @@ func (w *work) predicted(scan *keyScan, k Key, class witness, c combo, masked bo
 func (w *work) throughLayer(ctx context.Context, call Call, c combo) (*Example, bool) {
 	in := call.Input()
 	deny, confirm, err := w.o.Layer.Values(ctx, in)
-	if err != nil || denies(deny) {
+	if err != nil || reference.Fires(deny) {
 		return nil, false
 	}
 	ext := reference.Ext{Deny: deny, Confirm: confirm}
@@ -84,25 +84,6 @@ func (w *work) throughLayer(ctx context.Context, call Call, c combo) (*Example, 
 		return ex, true
 	}
 	return nil, false
-}
-
-// denies reports whether a value of data.hcp.ext.deny surely takes
-// effect, so that deciding the call is not needed to know that both
-// versions deny it: anything but undefined, false, null or an empty set,
-// array or object (docs/decisions.md item 6). Where it errs, the call is
-// decided all the same.
-func denies(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return v
-	case []any:
-		return len(v) > 0
-	case map[string]any:
-		return len(v) > 0
-	}
-	return true
 }
 
 // decide is the reference evaluator's decision of in, as an example

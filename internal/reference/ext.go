@@ -5,11 +5,11 @@ import (
 	"slices"
 )
 
-// fires reports whether a runtime rule value (data.hcp.ext.deny or
+// Fires reports whether a runtime rule value (data.hcp.ext.deny or
 // data.hcp.ext.confirm) takes effect. It does unless it is undefined,
 // false, null, or an empty set, array or object; anything else fires, so
 // that a runtime writing `deny := true` is obeyed (docs/decisions.md item 6).
-func fires(v any) bool {
+func Fires(v any) bool {
 	switch v := v.(type) {
 	case nil:
 		return false

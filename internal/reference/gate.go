@@ -10,7 +10,7 @@ func effectiveGate(row compile.Gate, extConfirm any) (gate compile.Gate, byRunti
 	switch {
 	case row != compile.NoGate:
 		return row, false
-	case fires(extConfirm):
+	case Fires(extConfirm):
 		return compile.GateTrue, true
 	}
 	return compile.NoGate, false

@@ -141,7 +141,7 @@ func judge(c *call, row *compile.Row, tenantHere, held bool, ext Ext) (string, [
 	case !landHolds(row.Land, c):
 		return landDenied, nil
 	}
-	if fires(ext.Deny) {
+	if Fires(ext.Deny) {
 		return runtimeDenied, reasonsOf(ext.Deny)
 	}
 	gate, byRuntime := effectiveGate(row.Gate, ext.Confirm)
