@@ -1,9 +1,11 @@
 package compile
 
 import (
-	"github.com/open-policy-agent/opa/v1/bundle"
-
+	"errors"
 	"fmt"
+	"path/filepath"
+
+	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
 	"github.com/hcp-rego/hcp-rego/internal/encoded"
@@ -27,9 +29,11 @@ type BuiltShards struct {
 // Every revision is derived from its bundle's contents (o.Revision must
 // be empty): a change to one tenant's grants changes one shard's bytes.
 //
-// The shards are built one at a time, each released once written, so
-// that the tables in memory are the largest shard's, beside the checked
-// grants.
+// Its memory is bounded by a bucket of shards, not by the grants
+// (docs/fleet.md, "The build's memory"): each grant with a tenant is
+// written to a spill file as it is read, and the shards are built from
+// it one bucket at a time (spill). A run with any problem is read again
+// without spilling, so that every problem is named as Build names it.
 func BuildShards(o BuildOptions, n int) (*BuiltShards, error) {
 	if n < 2 || n > bundles.MaxShards {
 		return nil, fmt.Errorf("--shards %d: a sharded build makes from 2 to %d shards", n, bundles.MaxShards)
@@ -37,10 +41,53 @@ func BuildShards(o BuildOptions, n int) (*BuiltShards, error) {
 	if o.Revision != "" {
 		return nil, fmt.Errorf("--revision: a sharded build's revisions are derived from each bundle's contents, so that a change to one tenant's grants changes one shard's revision")
 	}
+	built, err := buildSpilled(o, n)
+	if !errors.Is(err, errUnclean) {
+		return built, err
+	}
 	m, err := o.Limits.Checked(o.Packs, o.Grants)
 	if err != nil {
 		return nil, err
 	}
+	return writeFolder(o, m, len(m.grants), n, func(yield func(int, []*Grant) error) error {
+		for k, grants := range shardGrants(m.grants, n) {
+			if err := yield(k, grants); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// buildSpilled builds as BuildShards does, spilling the grants with a
+// tenant; errUnclean when the sources have a problem. The spill is a
+// hidden folder beside o.Output, removed when done.
+func buildSpilled(o BuildOptions, n int) (*BuiltShards, error) {
+	out := filepath.Clean(o.Output)
+	sp, err := newSpill(filepath.Dir(out), "."+filepath.Base(out)+".spill-*", n)
+	if err != nil {
+		return nil, errUnclean // the output's folder is not there: Build names it
+	}
+	defer sp.remove()
+	l := o.Limits
+	l.spill = sp
+	m, err := l.Checked(o.Packs, o.Grants)
+	if err != nil {
+		return nil, errUnclean
+	}
+	if err := sp.finish(); err != nil {
+		return nil, err
+	}
+	total := len(m.grants)
+	for i := range m.grantFiles {
+		total += sp.spilled(i)
+	}
+	return writeFolder(o, m, total, n, func(yield func(int, []*Grant) error) error { return sp.shards(m, yield) })
+}
+
+// writeFolder checks that o.Output may be written and writes m's policy
+// bundle and the n shards that shards gives into it, at once.
+func writeFolder(o BuildOptions, m *Model, grants, n int, shards func(yield func(int, []*Grant) error) error) (*BuiltShards, error) {
 	inputs := m.Inputs()
 	if o.Signing != nil {
 		inputs = append(inputs, o.Signing.KeyFile)
@@ -52,17 +99,19 @@ func BuildShards(o BuildOptions, n int) (*BuiltShards, error) {
 	if err != nil {
 		return nil, err
 	}
-	built, err := writeShards(w, m, o.Signing, n)
+	built, err := writeShards(w, m, o.Signing, n, shards)
 	if err != nil {
 		w.Abort()
 		return nil, err
 	}
+	built.Grants = grants
 	return built, w.Commit()
 }
 
-// writeShards writes m's policy bundle and n shards with w.
-func writeShards(w *bundles.FolderWriter, m *Model, signing *bundles.Signing, n int) (*BuiltShards, error) {
-	built := &BuiltShards{Packs: len(m.packs), Grants: len(m.grants)}
+// writeShards writes m's policy bundle and the n shards that shards
+// gives, each with its grants, with w.
+func writeShards(w *bundles.FolderWriter, m *Model, signing *bundles.Signing, n int, shards func(yield func(int, []*Grant) error) error) (*BuiltShards, error) {
+	built := &BuiltShards{Packs: len(m.packs), Shards: make([]string, n)}
 	b, data, err := compileToWrite(m, "", n)
 	if err != nil {
 		return nil, err
@@ -71,17 +120,18 @@ func writeShards(w *bundles.FolderWriter, m *Model, signing *bundles.Signing, n 
 		return nil, err
 	}
 	built.Revision = b.Manifest.Revision
-	for k, grants := range shardGrants(m.grants, n) {
+	err = shards(func(k int, grants []*Grant) error {
 		b, data, err := shardBundle(shardTables(m, grants, k, n), k)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := writeBundle(w, bundles.ShardFile(k), b, data, signing); err != nil {
-			return nil, err
+			return err
 		}
-		built.Shards = append(built.Shards, b.Manifest.Revision)
-	}
-	return built, nil
+		built.Shards[k] = b.Manifest.Revision
+		return nil
+	})
+	return built, err
 }
 
 // writeBundle signs b when asked and writes it, from its encoded data, as

@@ -21,11 +21,15 @@ import (
 // (schema.Items) and kept as a Grant, which holds what lint names of it
 // but no parse tree. A million grants read whole were 129 MB of text and
 // a tree of seven million values, most of a large build's memory.
-func loadGrants(path string, budget *document.Budget) ([]*Grant, string, error) {
+//
+// With sp, each grant with a tenant goes to sp as it comes, and only the
+// others are returned: the file is given at index file.
+func loadGrants(path string, budget *document.Budget, sp *spill, file int) ([]*Grant, string, error) {
 	if !utf8.ValidString(path) {
 		return nil, "", errNotUTF8(path)
 	}
 	r := newGrantReader(path)
+	r.spill, r.file = sp, file
 	root, sum, err := document.ReadJSONStream(path, budget, "grants", r)
 	if err != nil {
 		return nil, "", err
@@ -58,6 +62,10 @@ type grantReader struct {
 	// lists holds one copy of each list of capabilities, by its names
 	// one a line.
 	lists map[string][]string
+	// spill, when set, takes each grant with a tenant, of the file
+	// given at index file.
+	spill *spill
+	file  int
 }
 
 func newGrantReader(path string) *grantReader {
@@ -69,13 +77,26 @@ func (r *grantReader) Item(i int, n *document.Node) {
 	if !r.check.Check(i, n) {
 		r.bad, r.grants, r.names, r.lists = true, nil, nil, nil
 	}
-	if !r.bad {
-		r.grants = append(r.grants, r.grant(i, n))
+	if r.bad {
+		return
 	}
+	g := r.grant(i, n)
+	if r.spill != nil && g.Tenant != "" {
+		r.spill.put(r.file, g)
+		return
+	}
+	r.grants = append(r.grants, g)
 }
 
 // Restart forgets every grant: the file is read again.
-func (r *grantReader) Restart() { *r = *newGrantReader(r.path) }
+func (r *grantReader) Restart() {
+	sp, file := r.spill, r.file
+	*r = *newGrantReader(r.path)
+	r.spill, r.file = sp, file
+	if sp != nil {
+		sp.restart(file)
+	}
+}
 
 // grant is the Grant of n, grant i of the file, a valid grant.
 func (r *grantReader) grant(i int, n *document.Node) *Grant {

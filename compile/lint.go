@@ -33,7 +33,7 @@ func (s *Sources) Lint() error {
 	for _, g := range s.linted() {
 		g.lintScope(&errs)
 		if !s.packsMissing {
-			g.lintTarget(s, &errs, h)
+			g.lintTarget(&s.contents, &errs, h)
 		}
 	}
 	return errs.Err()
@@ -107,12 +107,12 @@ func takesConfirm(cli []string) bool {
 
 // lintTarget checks that a grant names a pack, verb or trigger that
 // exists.
-func (g *Grant) lintTarget(s *Sources, errs *problem.Errors, h *hints) {
-	p := s.Pack(g.PackID)
+func (g *Grant) lintTarget(c *contents, errs *problem.Errors, h *hints) {
+	p := c.Pack(g.PackID)
 	switch {
 	case p == nil:
 		errs.Add(g.File, g.places.pack.pos(), "grant %d: pack %q not in the compiled packs", g.N, g.PackID).
-			Hint = h.suggest("the compiled packs", g.PackID, s.packIDs())
+			Hint = h.suggest("the compiled packs", g.PackID, c.packIDs())
 	case g.VerbKey != "" && p.Verbs[g.VerbKey] == nil:
 		errs.Add(g.File, g.places.scope.pos(), "grant %d: verb %q not in policy for pack %q", g.N, g.VerbKey, g.PackID).
 			Hint = h.suggest(fmt.Sprintf("the verbs of pack %q", g.PackID), g.VerbKey, slices.Collect(maps.Keys(p.Verbs)))
@@ -161,9 +161,9 @@ func missing[A, B any](have map[string]A, want map[string]B) []string {
 }
 
 // packIDs are the ids of the packs read.
-func (s *Sources) packIDs() []string {
-	ids := make([]string, 0, len(s.packs))
-	for _, p := range s.packs {
+func (c *contents) packIDs() []string {
+	ids := make([]string, 0, len(c.packs))
+	for _, p := range c.packs {
 		ids = append(ids, p.ID)
 	}
 	return ids

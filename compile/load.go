@@ -27,6 +27,10 @@ type Limits struct {
 	// Hint says how to raise the limits ("--max-source-bytes raises
 	// it"); the refusal ends with it.
 	Hint string
+
+	// spill, when set, takes each grant with a tenant as it is read, in
+	// place of the sources (BuildShards).
+	spill *spill
 }
 
 // budget returns the budget of one run within the limits.
@@ -56,7 +60,8 @@ func (l Limits) Load(packDirs, grantFiles []string) *Sources {
 	packDirs, grantFiles = discover.OnceEach(slices.Clone(packDirs)), discover.OnceEach(slices.Clone(grantFiles))
 	m := &Sources{contents: contents{grantDigests: map[string]string{}, byID: map[string]*Pack{}}}
 	var errs problem.Errors
-	packs, files := loadAll(packDirs, grantFiles, l.budget)
+	before := 0 // the grants of the files before, spilled or not
+	packs, files := loadAll(packDirs, grantFiles, l.budget, l.spill)
 	for i, r := range packs {
 		errs.Merge(packDirs[i], r.err)
 		p := r.value
@@ -83,9 +88,10 @@ func (l Limits) Load(packDirs, grantFiles []string) *Sources {
 			continue
 		}
 		for _, g := range r.value {
-			g.Index, g.FileIndex = len(m.grants), len(m.grantFiles)
+			g.Index, g.FileIndex = before+g.N-1, len(m.grantFiles)
 			m.grants = append(m.grants, g)
 		}
+		before += len(r.value) + l.spill.spilled(i)
 		m.grantFiles = append(m.grantFiles, file)
 		m.grantDigests[file] = r.sum
 	}
@@ -114,14 +120,16 @@ type loaded[T any] struct {
 // files, then each pack's manifest.json and policy.json, in the order
 // given; the files after it are not read, so that the run is refused
 // once. The budget refuses a value only past its limit, in parallel too:
-// a run read twice is a run refused.
-func loadAll(packDirs, grantFiles []string, newBudget func() *document.Budget) ([]loaded[*Pack], []loaded[[]*Grant]) {
+// a run read twice is a run refused. A run that spills (sp) is not read
+// twice: a sharded build reads a run with any problem again, without
+// spilling, to name its problems (BuildShards).
+func loadAll(packDirs, grantFiles []string, newBudget func() *document.Budget, sp *spill) ([]loaded[*Pack], []loaded[[]*Grant]) {
 	budget := newBudget()
-	if packs, files := readAll(packDirs, grantFiles, budget, runtime.GOMAXPROCS(0)); !budget.Refused() {
+	if packs, files := readAll(packDirs, grantFiles, budget, runtime.GOMAXPROCS(0), sp); !budget.Refused() || sp != nil {
 		return packs, files
 	}
 	// What the first read kept is garbage now, not held through the second.
-	return readAll(packDirs, grantFiles, newBudget(), 1)
+	return readAll(packDirs, grantFiles, newBudget(), 1, nil)
 }
 
 // readAll reads every pack folder and grant file with budget, workers at
@@ -131,7 +139,8 @@ func loadAll(packDirs, grantFiles []string, newBudget func() *document.Budget) (
 // CPUs with it rather than wait for it, or it for them. One worker reads
 // the files in that order, each after the last (errgroup's Go waits for
 // room). A file not started when the budget has refused one is skipped.
-func readAll(packDirs, grantFiles []string, budget *document.Budget, workers int) ([]loaded[*Pack], []loaded[[]*Grant]) {
+// With sp, each grant with a tenant goes to sp, not to what it returns.
+func readAll(packDirs, grantFiles []string, budget *document.Budget, workers int, sp *spill) ([]loaded[*Pack], []loaded[[]*Grant]) {
 	packs := make([]loaded[*Pack], len(packDirs))
 	files := make([]loaded[[]*Grant], len(grantFiles))
 	var g errgroup.Group
@@ -142,7 +151,7 @@ func readAll(packDirs, grantFiles []string, budget *document.Budget, workers int
 				files[i].skipped = true
 				return nil
 			}
-			grants, sum, err := loadGrants(filepath.ToSlash(file), budget)
+			grants, sum, err := loadGrants(filepath.ToSlash(file), budget, sp, i)
 			files[i] = loaded[[]*Grant]{value: grants, sum: sum, err: err}
 			return nil
 		})

@@ -186,7 +186,7 @@ func TestLoadSharesOneBudget(t *testing.T) {
 		for range 100 {
 			packsRead, filesRead := loadAll(packs, grants, func() *document.Budget {
 				return document.NewBudgetOf(document.Limits{JSON: tt.limit, File: 1 << 20, YAML: 1, Aliases: 1})
-			})
+			}, nil)
 			var got []string
 			for _, r := range slices.Concat(errorsOf(filesRead), errorsOf(packsRead)) {
 				got = append(got, strings.Split(r.Error(), "\n")...)

@@ -39,7 +39,7 @@ func grantFileCost(t *testing.T, path string, n int) (allocated, kept float64) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	grants, _, err := loadGrants(path, Limits{}.budget())
+	grants, _, err := loadGrants(path, Limits{}.budget(), nil, 0)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if err != nil {
