@@ -30,8 +30,8 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "smaller sets and shorter runs, to try the tool")
 	rounds := flag.Int("rounds", 5, "runs of each measurement, interleaved; the tables give their median")
-	only := flag.String("only", "", "measure these tables only, separated by commas: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing, rollout, grants or sidecar")
-	huge := flag.Bool("huge", false, "the grants table measures 3,000,000 grants too")
+	only := flag.String("only", "", "measure these tables only, separated by commas: builds, rest, permissions, opa-bench, embedded, activation, replay, compare, publishing, rollout, grants, sidecar or shards")
+	huge := flag.Bool("huge", false, "the grants table measures 3,000,000 grants too, and the shards table 10,000,000 (sharded builds only)")
 	before := flag.String("before", "", "an hcp-rego built from another commit: the rest, opa-bench, embedded, activation and grants tables measure its bundles beside this tree's")
 	layout := flag.String("layout", layoutCurrent, "the rollout table's bundles: "+layoutCurrent+"; "+layoutLegacy+", as built before the grant tables left hcp (the old rollout cost); "+layoutUpgrade+", r1 as before and r2 as now (the one-time cost of the upgrade); "+layoutListed+", r1 with the manifest listing every source file, as built before the list moved to data, and r2 as now")
 	flag.Parse()
