@@ -49,14 +49,24 @@ func BuildShards(o BuildOptions, n int) (*BuiltShards, error) {
 	if err != nil {
 		return nil, err
 	}
-	return writeFolder(o, m, len(m.grants), n, func(yield func(int, []*Grant) error) error {
-		for k, grants := range shardGrants(m.grants, n) {
+	return writeFolder(o, m, len(m.grants), n, heldShards(m.grants, n))
+}
+
+// shardSource gives each shard of a build, in turn, its grants with a
+// tenant, to yield; it stops at yield's first error.
+type shardSource func(yield func(k int, grants []*Grant) error) error
+
+// heldShards is the shardSource of grants held in memory, by their
+// tenants' shards among n (shardGrants).
+func heldShards(grants []*Grant, n int) shardSource {
+	return func(yield func(int, []*Grant) error) error {
+		for k, grants := range shardGrants(grants, n) {
 			if err := yield(k, grants); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // buildSpilled builds as BuildShards does, spilling the grants with a
@@ -87,7 +97,7 @@ func buildSpilled(o BuildOptions, n int) (*BuiltShards, error) {
 
 // writeFolder checks that o.Output may be written and writes m's policy
 // bundle and the n shards that shards gives into it, at once.
-func writeFolder(o BuildOptions, m *Model, grants, n int, shards func(yield func(int, []*Grant) error) error) (*BuiltShards, error) {
+func writeFolder(o BuildOptions, m *Model, grants, n int, shards shardSource) (*BuiltShards, error) {
 	inputs := m.Inputs()
 	if o.Signing != nil {
 		inputs = append(inputs, o.Signing.KeyFile)
@@ -110,7 +120,7 @@ func writeFolder(o BuildOptions, m *Model, grants, n int, shards func(yield func
 
 // writeShards writes m's policy bundle and the n shards that shards
 // gives, each with its grants, with w.
-func writeShards(w *bundles.FolderWriter, m *Model, signing *bundles.Signing, n int, shards func(yield func(int, []*Grant) error) error) (*BuiltShards, error) {
+func writeShards(w *bundles.FolderWriter, m *Model, signing *bundles.Signing, n int, shards shardSource) (*BuiltShards, error) {
 	built := &BuiltShards{Packs: len(m.packs), Shards: make([]string, n)}
 	b, data, err := compileToWrite(m, "", n)
 	if err != nil {

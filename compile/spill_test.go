@@ -71,15 +71,7 @@ func inMemory(t *testing.T, o BuildOptions, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = writeFolder(o, m, len(m.grants), n, func(yield func(int, []*Grant) error) error {
-		for k, grants := range shardGrants(m.grants, n) {
-			if err := yield(k, grants); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if _, err := writeFolder(o, m, len(m.grants), n, heldShards(m.grants, n)); err != nil {
 		t.Fatal(err)
 	}
 }
