@@ -158,7 +158,10 @@ func (t *tools) buildShards(spec largeset.Spec) (*shardBuild, error) {
 		sharded = append(sharded, sh.seconds)
 		sb.sharded.peakKB = max(sb.sharded.peakKB, sh.peakKB)
 	}
-	sb.plain.seconds, sb.sharded.seconds = median(plain), median(sharded)
+	if len(plain) > 0 {
+		sb.plain.seconds = median(plain)
+	}
+	sb.sharded.seconds = median(sharded)
 	_, err = t.exec(t.hcp, append([]string{"build", "--shards", strconv.Itoa(shardsFew), "-o", sb.few}, args...)...)
 	return sb, err
 }
