@@ -14,23 +14,23 @@ package hcp.authz
 #   defined for every input, garbage included: the chain, each step an
 #   else branch, in order; the first that fails decides.
 # entrypoint: true
-decision := _doc("invalid_input", {"reasons": _input_reasons}) if {
+decision := object.union({"reasons": _input_reasons}, _refusal("invalid_input")) if {
 	not _well_formed
-} else := _doc("unknown_command", _ids) if {
+} else := object.union(_ids, _refusal("unknown_command")) if {
 	not _row
-} else := _doc("pack_unavailable", _row_fields) if {
+} else := object.union(_row_fields, _refusal("pack_unavailable")) if {
 	input.pack_reachable == false
-} else := _doc("tenant_unavailable", _row_fields) if {
+} else := object.union(_row_fields, _refusal("tenant_unavailable")) if {
 	not _tenant_available
-} else := _doc("capability_required", _row_fields) if {
+} else := object.union(_row_fields, _refusal("capability_required")) if {
 	not _grant
-} else := _doc("land_denied", _granted_fields) if {
+} else := object.union(_granted_fields, _refusal("land_denied")) if {
 	not _land_holds(_row.land)
-} else := _doc("runtime_denied", object.union(_granted_fields, {"reasons": _deny_reasons})) if {
+} else := object.union(object.union(_granted_fields, {"reasons": _deny_reasons}), _refusal("runtime_denied")) if {
 	_deny_reasons != []
-} else := _doc("confirm_required", object.union(_granted_fields, _gate_fields)) if {
+} else := object.union(object.union(_granted_fields, _gate_fields), _refusal("confirm_required")) if {
 	not _gate_passed
-} else := _doc("allowed", _granted_fields)
+} else := object.union(_granted_fields, {"allow": true, "code": "allowed"})
 
 # METADATA
 # title: allow
@@ -74,11 +74,11 @@ _gpars_subject := "The request" if decision.code == "invalid_input"
 
 else := _call.key
 
-# _doc is the decision document for a code, over the fields the chain knows
-# at that step: allow, the code and, when refused, the error.
-_doc("allowed", fields) := object.union(fields, {"allow": true, "code": "allowed"})
-
-_doc(code, fields) := object.union(fields, {"allow": false, "code": code, "error": _errors[code]}) if code != "allowed"
+# _refusal is what a refused decision adds to the fields the chain knows at
+# its step: allow false, the code, and the error. It takes the code alone:
+# OPA keys a function's results by its arguments, and a document as one
+# costs its hashing on every decision.
+_refusal(code) := {"allow": false, "code": code, "error": _errors[code]}
 
 _errors := {
 	"invalid_input": "invalid input",
