@@ -36,11 +36,16 @@ _tenant := object.get(input.principal, "tenant", "")
 # call: its kind and key, and its row's capability.
 _slots := [[_call.field, _call.key], ["capability", _row.capability]]
 
-# _subjects are the subjects that name the principal in the pack, as grant
-# files write them: principal:ID, and role:NAME for each of its roles that
-# has a grant in the pack (the tables' roles), so that a role with none
-# costs a lookup, whatever the call (a listing looks up many slots).
-_subjects := array.concat([_principal_subject], [subject |
+# _subjects are the subjects that name the principal, as grant files write
+# them: principal:ID, and role:NAME for each of its roles. A role without a
+# grant in the pack holds none of its slots, and its lookups miss.
+_subjects := array.concat([_principal_subject], [concat("", ["role:", role]) | some role in input.principal.roles])
+
+# _pack_subjects are the subjects less the roles that have no grant in the
+# pack (the tables' roles), so that a role with none costs a listing, which
+# looks up many slots, one lookup. A decision looks up two slots: the
+# filter would cost it more than the lookups it saves.
+_pack_subjects := array.concat([_principal_subject], [subject |
 	some role in input.principal.roles
 	subject := concat("", ["role:", role])
 	_role_in_pack(subject)

@@ -155,13 +155,13 @@ _listing_gate_reasons(gate, _) := [] if gate != false
 # when no principal: or role: grant applies to the principal, of the
 # default holders; an empty set when none does. The capability's slot is
 # looked up once a listing, each key's once, for the principal and the
-# roles that have a grant in the pack (_subjects).
+# roles that have a grant in the pack (_pack_subjects).
 _listing_positions(slot, capability) := named if {
-	named := _positions_of(_subjects, [slot]) | _named_capability(capability)
+	named := _positions_of(_pack_subjects, [slot]) | _named_capability(capability)
 	count(named) > 0
 } else := defaults if {
 	not _named
 	defaults := _positions_of(["default"], [slot, ["capability", capability]])
 } else := set()
 
-_named_capability(capability) := _positions_of(_subjects, [["capability", capability]])
+_named_capability(capability) := _positions_of(_pack_subjects, [["capability", capability]])
