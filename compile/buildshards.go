@@ -42,7 +42,7 @@ func BuildShards(o BuildOptions, n int) (*BuiltShards, error) {
 		return nil, fmt.Errorf("--revision: a sharded build's revisions are derived from each bundle's contents, so that a change to one tenant's grants changes one shard's revision")
 	}
 	built, err := buildSpilled(o, n)
-	if !errors.Is(err, errUnclean) {
+	if !errors.Is(err, errReadAgain) {
 		return built, err
 	}
 	m, err := o.Limits.Checked(o.Packs, o.Grants)
@@ -70,20 +70,20 @@ func heldShards(grants []*Grant, n int) shardSource {
 }
 
 // buildSpilled builds as BuildShards does, spilling the grants with a
-// tenant; errUnclean when the sources have a problem. The spill is a
+// tenant; errReadAgain when the sources have a problem. The spill is a
 // hidden folder beside o.Output, removed when done.
 func buildSpilled(o BuildOptions, n int) (*BuiltShards, error) {
 	out := filepath.Clean(o.Output)
 	sp, err := newSpill(filepath.Dir(out), "."+filepath.Base(out)+".spill-*", n)
 	if err != nil {
-		return nil, errUnclean // the output's folder is not there: Build names it
+		return nil, errReadAgain // no folder to spill in: the plain build names why
 	}
 	defer sp.remove()
 	l := o.Limits
 	l.spill = sp
 	m, err := l.Checked(o.Packs, o.Grants)
 	if err != nil {
-		return nil, errUnclean
+		return nil, errReadAgain
 	}
 	if err := sp.finish(); err != nil {
 		return nil, err

@@ -126,14 +126,15 @@ func (s *spill) finish() error {
 	return nil
 }
 
-// errUnclean is what reading back a spill gives for a grant that lint
-// would refuse: the build then reads its sources the way that names
-// each problem (BuildShards).
-var errUnclean = errors.New("a spilled grant does not pass lint")
+// errReadAgain says that a spilled build met a problem in its sources (a
+// grant that lint would refuse, a file that could not be read) or could
+// not spill: BuildShards then reads the sources the way that names each
+// problem.
+var errReadAgain = errors.New("read the sources again without spilling")
 
 // shards reads the spill back one bucket at a time and gives each shard,
 // in order within its bucket, its grants, as m's files number them. A
-// grant lint would refuse (spilledClean) stops it with errUnclean.
+// grant lint would refuse (spilledClean) stops it with errReadAgain.
 func (s *spill) shards(m *Model, yield func(k int, grants []*Grant) error) error {
 	for b, bucket := range s.buckets {
 		byShard, err := s.readBucket(m, bucket.f)
@@ -171,7 +172,7 @@ func (s *spill) readBucket(m *Model, f *os.File) (map[int][]*Grant, error) {
 		g := rec.g
 		g.File, g.FileIndex = m.grantFiles[rec.file], rec.file
 		if !spilledClean(m, g) {
-			return nil, errUnclean
+			return nil, errReadAgain
 		}
 		byShard[rec.shard] = append(byShard[rec.shard], g)
 	}

@@ -189,8 +189,8 @@ func TestSpilledProblemsAreNamedAsBuild(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := BuildOptions{Packs: []string{spillPacks}, Grants: []string{path}, Output: filepath.Join(dir, "shards")}
-			if _, err := buildSpilled(o, 4); !errors.Is(err, errUnclean) {
-				t.Fatalf("buildSpilled: %v, want errUnclean", err)
+			if _, err := buildSpilled(o, 4); !errors.Is(err, errReadAgain) {
+				t.Fatalf("buildSpilled: %v, want errReadAgain", err)
 			}
 			_, sharded := BuildShards(o, 4)
 			_, plain := Build(BuildOptions{Packs: o.Packs, Grants: o.Grants, Output: filepath.Join(dir, "b.tar.gz")})
