@@ -86,12 +86,18 @@ func fill(f *os.File, data []byte, perm fs.FileMode) error {
 // tempPattern names the temporary file or folder written beside target:
 // hidden, after target, and short enough to fit beside any name the folder
 // takes.
-func tempPattern(target string) string {
+func tempPattern(target string) string { return HiddenPattern(target, "tmp") }
+
+// HiddenPattern is the os.MkdirTemp or os.CreateTemp pattern of a
+// temporary file or folder of the kind what (tmp, spill) beside target:
+// ".TARGET.WHAT-*", hidden, with target's name cut to 64 bytes so that
+// the name fits beside any name its folder takes.
+func HiddenPattern(target, what string) string {
 	base := filepath.Base(target)
 	if len(base) > 64 {
 		base = strings.ToValidUTF8(base[:64], "")
 	}
-	return "." + base + ".tmp-*"
+	return "." + base + "." + what + "-*"
 }
 
 // writeTarget is the file a write to path replaces, and the permissions

@@ -74,7 +74,7 @@ func heldShards(grants []*Grant, n int) shardSource {
 // hidden folder beside o.Output, removed when done.
 func buildSpilled(o BuildOptions, n int) (*BuiltShards, error) {
 	out := filepath.Clean(o.Output)
-	sp, err := newSpill(filepath.Dir(out), "."+filepath.Base(out)+".spill-*", n)
+	sp, err := newSpill(filepath.Dir(out), bundles.HiddenPattern(out, "spill"), n)
 	if err != nil {
 		return nil, errReadAgain // no folder to spill in: the plain build names why
 	}

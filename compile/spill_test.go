@@ -239,3 +239,18 @@ func TestSpillForgetsARestartedRead(t *testing.T) {
 		t.Fatalf("read back lines %v (%v), counted %d: want [3], 1", lines, err, sp.spilled(0))
 	}
 }
+
+// TestSpillBesideALongName builds into a folder whose name is as long as
+// a name may be: the spill's folder beside it still fits (its name is
+// cut), so the build spills rather than reading every grant into memory.
+func TestSpillBesideALongName(t *testing.T) {
+	dir := t.TempDir()
+	grants := writeSpillGrants(t, dir, 1, 50, 3)
+	o := BuildOptions{Packs: []string{spillPacks}, Grants: grants, Output: filepath.Join(dir, strings.Repeat("s", 255))}
+	if _, err := buildSpilled(o, 4); err != nil {
+		t.Fatalf("buildSpilled: %v", err)
+	}
+	if _, err := os.Stat(o.Output); err != nil {
+		t.Fatal(err)
+	}
+}
