@@ -14,7 +14,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
-	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/bench/largeset"
 	"github.com/hcp-rego/hcp-rego/internal/regolimit"
 )
@@ -64,19 +63,7 @@ func sampleBundle(t *testing.T, shape string) []byte {
 	if shape == "tenants" {
 		writeTenantGrants(t, set.GrantFiles)
 	}
-	m, err := compile.Checked(set.PackDirs, set.GrantFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := compile.Compile(m, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := bundles.Build(b, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return builtFrom(t, set.PackDirs, set.GrantFiles)
 }
 
 // writeTenantGrants replaces the grant files with sampleGrants grants of

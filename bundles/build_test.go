@@ -49,6 +49,25 @@ func build(t *testing.T, revision string, signing *bundles.Signing) []byte {
 	return data
 }
 
+// builtFrom checks, compiles and builds, unsigned, the packs and grant
+// files given, failing the test on error.
+func builtFrom(t *testing.T, packs, grants []string) []byte {
+	t.Helper()
+	m, err := compile.Checked(packs, grants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := compile.Compile(m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := bundles.Build(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // entry is one member of a bundle tarball.
 type entry struct {
 	hdr  *tar.Header

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
-	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/bench/largeset"
 )
 
@@ -24,18 +23,7 @@ func TestManifestStaysSmall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := compile.Checked(set.PackDirs, set.GrantFiles)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := compile.Compile(m, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := bundles.Build(b, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := builtFrom(t, set.PackDirs, set.GrantFiles)
 		manifest, tables := memberJSON(t, data, "/.manifest"), memberJSON(t, data, "/data.json")
 		size[packs] = len(manifest)
 		var d struct {

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/hcp-rego/hcp-rego/bundles"
-	"github.com/hcp-rego/hcp-rego/compile"
 	"github.com/hcp-rego/hcp-rego/internal/treetest"
 )
 
@@ -152,18 +151,7 @@ func TestReadDenseGrantsAtByteLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := compile.Checked([]string{"../testdata/packs"}, []string{writeTemp(t, "grants.json", text)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := compile.Compile(m, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := bundles.Build(b, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := builtFrom(t, []string{"../testdata/packs"}, []string{writeTemp(t, "grants.json", text)})
 	var size, total int64
 	_, entries := untar(t, data)
 	for _, e := range entries {

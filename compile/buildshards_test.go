@@ -37,24 +37,6 @@ func tenantGrants(t *testing.T, dir string, tenants []string, role map[string]st
 	return path
 }
 
-// readFolder is every file of a sharded build's folder, by name.
-func readFolder(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[e.Name()] = data
-	}
-	return files
-}
-
 // TestBuildShardsChangesOneShard builds the same inputs twice (the same
 // bytes), then with one tenant's grant changed in place: the bytes of
 // that tenant's shard change, and of no other bundle.
@@ -73,7 +55,7 @@ func TestBuildShardsChangesOneShard(t *testing.T) {
 		if len(built.Shards) != n || built.Grants != len(tenants)+1 {
 			t.Fatalf("built %+v: want %d shards and %d grants", built, n, len(tenants)+1)
 		}
-		return readFolder(t, out)
+		return compile.FolderBytes(t, out)
 	}
 	first, again := build(nil), build(nil)
 	if len(first) != n+1 {

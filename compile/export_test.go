@@ -7,6 +7,8 @@ var (
 	EncodePosition = encodePosition
 	DecodePosition = decodePosition
 	PacksData      = packsData
+	// FolderBytes is every file of a sharded build's folder, by name.
+	FolderBytes = folderBytes
 )
 
 // GrantDigest is the sha256 of a grant file the model read.
