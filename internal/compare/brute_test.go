@@ -197,39 +197,33 @@ func checkAgainstBrute(t *testing.T, before, after *compile.Model) *Report {
 // repositories (a repository and a changed copy, deterministic seeds)
 // with compare and with the brute force.
 func TestRandomPairsAgainstBruteForce(t *testing.T) {
-	n := 40
-	if testing.Short() {
-		n = 12
-	}
-	for seed := range n {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			t.Parallel()
-			r := rand.New(rand.NewPCG(uint64(seed), 37))
-			before := randomRepo(r, 2+r.IntN(8))
-			after := mutate(r, before)
-			dir := t.TempDir()
-			checkAgainstBrute(t, before.model(t, filepath.Join(dir, "old")), after.model(t, filepath.Join(dir, "new")))
-			if t.Failed() {
-				t.Logf("OLD:\n%s\nNEW:\n%s", mustJSON(before), mustJSON(after))
-			}
-		})
-	}
+	pairsAgainstBrute(t, 40, 12, 37, func(r *rand.Rand) (repo, repo) {
+		before := randomRepo(r, 2+r.IntN(8))
+		return before, mutate(r, before)
+	})
 }
 
 // TestDensePairsAgainstBruteForce compares generated pairs of one pack
 // with grants to roles and default alone: where the default rule's
 // corners come.
 func TestDensePairsAgainstBruteForce(t *testing.T) {
-	n := 80
+	pairsAgainstBrute(t, 80, 40, 41, func(r *rand.Rand) (repo, repo) {
+		before := denseRepo(r, 1+r.IntN(5))
+		return before, mutateDense(r, before)
+	})
+}
+
+// pairsAgainstBrute compares n pairs of repositories (short of them with
+// -short) that pair makes from seeds 0 to n-1 of stream, with compare and
+// with the brute force, and logs the pair that fails.
+func pairsAgainstBrute(t *testing.T, n, short int, stream uint64, pair func(*rand.Rand) (repo, repo)) {
 	if testing.Short() {
-		n = 40
+		n = short
 	}
 	for seed := range n {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
-			r := rand.New(rand.NewPCG(uint64(seed), 41))
-			before := denseRepo(r, 1+r.IntN(5))
-			after := mutateDense(r, before)
+			before, after := pair(rand.New(rand.NewPCG(uint64(seed), stream)))
 			dir := t.TempDir()
 			checkAgainstBrute(t, before.model(t, filepath.Join(dir, "old")), after.model(t, filepath.Join(dir, "new")))
 			if t.Failed() {

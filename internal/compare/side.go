@@ -53,23 +53,19 @@ func newNames() *names {
 	return &names{subjects: map[string]int32{}, tenants: map[string]int32{"": noTenant}, tenantsOf: []string{""}}
 }
 
-func (n *names) subject(s string) int32 {
-	if id, ok := n.subjects[s]; ok {
-		return id
-	}
-	id := int32(len(n.subjectsOf))
-	n.subjects[s] = id
-	n.subjectsOf = append(n.subjectsOf, s)
-	return id
-}
+func (n *names) subject(s string) int32 { return intern(n.subjects, &n.subjectsOf, s) }
 
-func (n *names) tenant(t string) int32 {
-	if id, ok := n.tenants[t]; ok {
+func (n *names) tenant(t string) int32 { return intern(n.tenants, &n.tenantsOf, t) }
+
+// intern is s's number in ids, given the next one (its place in of) when
+// it has none.
+func intern(ids map[string]int32, of *[]string, s string) int32 {
+	if id, ok := ids[s]; ok {
 		return id
 	}
-	id := int32(len(n.tenantsOf))
-	n.tenants[t] = id
-	n.tenantsOf = append(n.tenantsOf, t)
+	id := int32(len(*of))
+	ids[s] = id
+	*of = append(*of, s)
 	return id
 }
 
