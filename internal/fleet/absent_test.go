@@ -2,8 +2,6 @@ package fleet
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 )
 
@@ -31,19 +29,7 @@ func TestAbsentBundle(t *testing.T) {
 			if tt.list != "" {
 				routes["/v1/data/system/bundles"] = tt.list
 			}
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, ok := routes[r.URL.RequestURI()]
-				switch {
-				case !ok && r.URL.Path == "/v1/status":
-					w.WriteHeader(http.StatusInternalServerError)
-					body = `{"code": "internal_error", "message": "status plugin not enabled"}`
-				case !ok:
-					w.WriteHeader(http.StatusNotFound)
-					body = `{}`
-				}
-				w.Write([]byte(body))
-			}))
-			defer srv.Close()
+			srv, _ := countingSidecar(t, routes)
 			got := Client{Bundle: "hcp"}.Ask(context.Background(), []string{srv.URL})[0]
 			want := Sidecar{URL: srv.URL, LastError: tt.want, Reachable: true, Source: "bundles"}
 			if got != want {

@@ -76,10 +76,7 @@ func TestCasesDecideWithShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
-	for _, r := range report.Results {
-		lines = append(lines, string(r.Status)+" "+r.Location()+" "+r.Name+" "+strings.Join(r.Details(), "; "))
-	}
+	lines := resultLines(report)
 	want := []string{
 		"pass tests/cell.cases.yaml:3 acme's buyer browses ",
 		"pass tests/cell.cases.yaml:6 acme's buyer asks to buy ",

@@ -52,16 +52,23 @@ todo_test_later if false
 `,
 }
 
+// resultLines is each result of report in one line: status, place, name
+// and details.
+func resultLines(report *Report) []string {
+	var lines []string
+	for _, r := range report.Results {
+		lines = append(lines, string(r.Status)+" "+r.Location()+" "+r.Name+" "+strings.Join(r.Details(), "; "))
+	}
+	return lines
+}
+
 func TestRunAndCoverage(t *testing.T) {
 	caseTree(t, shop)
 	report, err := Run(context.Background(), Options{Coverage: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
-	for _, r := range report.Results {
-		lines = append(lines, string(r.Status)+" "+r.Location()+" "+r.Name+" "+strings.Join(r.Details(), "; "))
-	}
+	lines := resultLines(report)
 	want := []string{
 		"pass tests/shop.cases.yaml:2 a buyer browses ",
 		"pass tests/shop.cases.yaml:5 a stranger may not ",
