@@ -37,9 +37,10 @@ _shape_ok if {
 
 # _mistyped holds when the input gives a member that the decision input
 # names, or an element of one, of another type: a body a member. Each
-# body first binds the member, so a member the input does not give fails
-# the body (absent is not mistyped) instead of making its `not` true.
-# (Bodies cost a decision less than the builtin calls of
+# body binds the member first, so that a member the input does not give
+# fails the body: `not is_string(input.owner)` alone would hold for an
+# absent owner, as `not` holds for anything undefined. (Rule bodies cost a
+# decision less than the builtin calls of
 # is_string(object.get(input, "owner", "")): docs/performance.md.)
 _mistyped if {
 	x := input.principal.tenant
