@@ -121,5 +121,5 @@ _granted_fields := {
 	"confirm": _row.confirm,
 	"capability": _row.capability,
 	"reasons": [],
-	"source": {"row": _row.source, "grant": _grant_source},
+	"source": {"row": _row.source, "grant": _position_text(_grant)},
 }

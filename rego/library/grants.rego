@@ -15,14 +15,12 @@
 # each, whatever the number of grants.
 package hcp.authz
 
-_base := data.hcp_grants.base
-
 # _grant is the position of the first grant that gives the capability: the
 # smallest position of the principal's holders in the call's slots, or,
 # when no principal: or role: grant applies to the principal, of the
 # default holders.
 _grant := min(positions) if {
-	positions := _named_positions
+	positions := _positions_of(_subjects, _slots)
 	count(positions) > 0
 } else := min(positions) if {
 	positions := _positions_of(["default"], _slots)
@@ -53,23 +51,32 @@ _pack_subjects := array.concat([_principal_subject], [subject |
 
 _principal_subject := concat("", ["principal:", input.principal.id])
 
-_role_in_pack(subject) if _base.roles[input.pack_id][subject]
+_role_in_pack(subject) if data.hcp_grants.base.roles[input.pack_id][subject]
 
 _role_in_pack(subject) if _tenant_tables.roles[input.pack_id][subject]
 
-_named_positions := _positions_of(_subjects, _slots)
-
 # _positions_of are the positions, in slots, of the holders of subjects
 # whose grants count for the principal: each subject for its grants
-# without a tenant, in the base tables, and [subject, tenant] for those of
-# the principal's tenant, in its tenant's tables (_tenant_tables).
+# without a tenant, and [subject, tenant] for those of the principal's
+# tenant. An unsharded build's base tables hold both (_base_holders); a
+# sharded build's hold the first, and the tenant's shard the second
+# (_tenant_tables).
 _positions_of(subjects, slots) := {position |
-	some [tables, holders] in [[_base, subjects], [_tenant_tables, _tenant_holders(subjects)]]
 	some [field, key] in slots
-	slot := tables.slots[input.pack_id][field][key]
-	some holder in holders
+	slot := data.hcp_grants.base.slots[input.pack_id][field][key]
+	some holder in _base_holders(subjects)
+	position := slot[holder]
+} | {position |
+	_sharded
+	some [field, key] in slots
+	slot := _tenant_tables.slots[input.pack_id][field][key]
+	some holder in _tenant_holders(subjects)
 	position := slot[holder]
 }
+
+_base_holders(subjects) := array.concat(subjects, _tenant_holders(subjects)) if {
+	not _sharded
+} else := subjects
 
 _tenant_holders(subjects) := [json.marshal([subject, _tenant]) |
 	_tenant != ""
@@ -80,20 +87,17 @@ _tenant_holders(subjects) := [json.marshal([subject, _tenant]) |
 # in any pack; default grants then do not count. (The tables have applies
 # only when some default grant is.)
 _named if {
-	some [tables, tenant] in [[_base, ""], [_tenant_tables, _tenant]]
+	some [tables, tenant] in [[data.hcp_grants.base, ""], [_tenant_tables, _tenant]]
 	tables.applies[tenant][_principal_subject]
 }
 
 _named if {
 	some role in input.principal.roles
-	some [tables, tenant] in [[_base, ""], [_tenant_tables, _tenant]]
+	some [tables, tenant] in [[data.hcp_grants.base, ""], [_tenant_tables, _tenant]]
 	tables.applies[tenant][concat("", ["role:", role])]
 }
-
-# _grant_source is the first grant's "file:line", from its position.
-_grant_source := _position_text(_grant)
 
 # _position_text is a grant's "file:line" from its position, which holds
 # the grant's file (its place in the base tables' files) times 2^32 plus
 # its line, so that the first grant is the smallest position.
-_position_text(position) := sprintf("%s:%d", [_base.files[bits.rsh(position, 32)], bits.and(position, 4294967295)])
+_position_text(position) := sprintf("%s:%d", [data.hcp_grants.base.files[bits.rsh(position, 32)], bits.and(position, 4294967295)])

@@ -7,7 +7,7 @@
 package hcp.authz
 
 # _sharded holds when the policy is a sharded build's.
-_sharded if _base.shards
+_sharded if data.hcp_grants.base.shards
 
 # _tenant_tables are the tables that hold the grants of the principal's
 # tenant: its shard's in a sharded build, the base tables otherwise (and
@@ -15,7 +15,7 @@ _sharded if _base.shards
 _tenant_tables := data.hcp_grants.shards[_shard_key] if {
 	_sharded
 	_tenant != ""
-} else := _base
+} else := data.hcp_grants.base
 
 # _tenant_available holds when the grants of the principal's tenant are
 # loaded here: always in an unsharded build and for a principal without a
@@ -26,13 +26,13 @@ _tenant_available if not _sharded
 
 _tenant_available if _tenant == ""
 
-_tenant_available if data.hcp_grants.shards[_shard_key].shard.of == _base.shards
+_tenant_available if data.hcp_grants.shards[_shard_key].shard.of == data.hcp_grants.base.shards
 
 # _shard_key is the key, under shards, of the shard of the principal's
 # tenant: the shard of the first two bytes of the tenant's sha256, as the
 # policy bundle's table shard_of gives it for each four hex digits
 # (docs/fleet.md defines the function for routers).
-_shard_key := _base.shard_of[substring(crypto.sha256(_tenant), 0, 4)] if {
+_shard_key := data.hcp_grants.base.shard_of[substring(crypto.sha256(_tenant), 0, 4)] if {
 	_sharded
 	_tenant != ""
 }
