@@ -62,15 +62,17 @@ _role_in_pack(subject) if _tenant_tables.roles[input.pack_id][subject]
 # sharded build's hold the first, and the tenant's shard the second
 # (_tenant_tables).
 _positions_of(subjects, slots) := {position |
+	holders := _base_holders(subjects)
 	some [field, key] in slots
 	slot := data.hcp_grants.base.slots[input.pack_id][field][key]
-	some holder in _base_holders(subjects)
+	some holder in holders
 	position := slot[holder]
 } | {position |
 	_sharded
+	holders := _tenant_holders(subjects)
 	some [field, key] in slots
 	slot := _tenant_tables.slots[input.pack_id][field][key]
-	some holder in _tenant_holders(subjects)
+	some holder in holders
 	position := slot[holder]
 }
 
