@@ -38,15 +38,7 @@ func exampleModel(t *testing.T) *compile.Model {
 // build builds the example bundle, failing the test on error.
 func build(t *testing.T, revision string, signing *bundles.Signing) []byte {
 	t.Helper()
-	b, err := compile.Compile(exampleModel(t), revision)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := bundles.Build(b, signing)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return builtOf(t, exampleModel(t), revision, signing)
 }
 
 // builtFrom checks, compiles and builds, unsigned, the packs and grant
@@ -57,11 +49,17 @@ func builtFrom(t *testing.T, packs, grants []string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := compile.Compile(m, "")
+	return builtOf(t, m, "", nil)
+}
+
+// builtOf compiles and builds m, failing the test on error.
+func builtOf(t *testing.T, m *compile.Model, revision string, signing *bundles.Signing) []byte {
+	t.Helper()
+	b, err := compile.Compile(m, revision)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := bundles.Build(b, nil)
+	data, err := bundles.Build(b, signing)
 	if err != nil {
 		t.Fatal(err)
 	}
