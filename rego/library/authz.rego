@@ -28,7 +28,7 @@ decision := object.union({"reasons": _input_reasons}, _refusal("invalid_input"))
 	not _land_holds(_row.land)
 } else := object.union(object.union(_granted_fields, {"reasons": _deny_reasons}), _refusal("runtime_denied")) if {
 	_deny_reasons != []
-} else := object.union(object.union(_granted_fields, _gate_fields), _refusal("confirm_required")) if {
+} else := object.union(_granted_fields, _confirm_refusal) if {
 	not _gate_passed
 } else := object.union(_granted_fields, {"allow": true, "code": "allowed"})
 
@@ -75,7 +75,8 @@ _gpars_subject := "The request" if decision.code == "invalid_input"
 else := _call.key
 
 # _refusal is what a refused decision adds to the fields the chain knows at
-# its step: allow false, the code, and the error. It takes the code alone:
+# its step: allow false, the code, and the error (the confirm gate's
+# refusal, which adds more, is _confirm_refusal). It takes the code alone:
 # OPA keys a function's results by its arguments, and a document as one
 # costs its hashing on every decision.
 _refusal(code) := {"allow": false, "code": code, "error": _errors[code]}
@@ -88,10 +89,7 @@ _errors := {
 	"capability_required": "capability required",
 	"land_denied": "land denied",
 	"runtime_denied": "denied by runtime policy",
-	"confirm_required": "confirm required",
 }
-
-_hint := "Nothing ran. Re-run with confirm=true only if the user has approved this exact action with these values."
 
 # _call is the kind of the call and its key.
 _call := {"field": "verb_key", "key": input.verb_key} if {
