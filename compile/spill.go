@@ -153,10 +153,14 @@ func (s *spill) shards(m *Model, yield func(k int, grants []*Grant) error) error
 // readBucket reads one bucket file back from its start: the grants of
 // each of its shards, those of each file's last read only.
 func (s *spill) readBucket(m *Model, f *os.File) (map[int][]*Grant, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	size, err := f.Seek(0, io.SeekEnd)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("read the spilled grants: %w", problem.Pathless(err))
 	}
-	r := &spillReader{r: bufio.NewReaderSize(f, 32<<10), names: map[string]string{}}
+	r := &spillReader{r: bufio.NewReaderSize(f, 32<<10), size: uint64(size), names: map[string]string{}}
 	byShard := map[int][]*Grant{}
 	for {
 		rec, err := r.next()
@@ -165,6 +169,9 @@ func (s *spill) readBucket(m *Model, f *os.File) (map[int][]*Grant, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read the spilled grants: %w", problem.Pathless(err))
+		}
+		if rec.shard < 0 || rec.shard >= s.n || rec.file < 0 || rec.file >= len(m.grantFiles) {
+			return nil, fmt.Errorf("read the spilled grants: %w", errSpillCorrupt)
 		}
 		if rec.gen != s.gen[rec.file] {
 			continue
@@ -214,11 +221,19 @@ func (rec spillRecord) write(w *bufio.Writer) error {
 }
 
 // spillReader reads records as write wrote them, with one copy of each
-// name a bucket repeats.
+// name a bucket repeats. No count or length it reads may pass the file's
+// size: the file is the build's own, but a record it did not write (a
+// failing disk, another process) must end the build with an error, not a
+// panic or an allocation as large as a number read.
 type spillReader struct {
 	r     *bufio.Reader
+	size  uint64 // the file's bytes
 	names map[string]string
 }
+
+// errSpillCorrupt says a spill file holds a record that write did not
+// write.
+var errSpillCorrupt = errors.New("the spill file is corrupt")
 
 // next is the next record, or io.EOF after the last.
 func (r *spillReader) next() (spillRecord, error) {
@@ -230,6 +245,9 @@ func (r *spillReader) next() (spillRecord, error) {
 				err = io.ErrUnexpectedEOF
 			}
 			return spillRecord{}, err
+		}
+		if i == len(nums)-1 && v > r.size {
+			return spillRecord{}, errSpillCorrupt
 		}
 		nums[i] = int(v)
 	}
@@ -253,6 +271,9 @@ func (r *spillReader) string(shared bool) (string, error) {
 	n, err := binary.ReadUvarint(r.r)
 	if err != nil {
 		return "", noEOF(err)
+	}
+	if n > r.size {
+		return "", errSpillCorrupt
 	}
 	b := make([]byte, n)
 	if _, err := io.ReadFull(r.r, b); err != nil {

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -252,5 +253,46 @@ func TestSpillBesideALongName(t *testing.T) {
 	}
 	if _, err := os.Stat(o.Output); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSpillRefusesACorruptFile reads back bucket files that write did not
+// write: a string or a count longer than the file, a file index or a
+// shard out of range. Each ends the read with errSpillCorrupt, without a
+// panic or an allocation as large as the number read.
+func TestSpillRefusesACorruptFile(t *testing.T) {
+	m, err := Checked([]string{spillPacks}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.grantFiles = []string{"g.json"}
+	record := func(nums ...uint64) []byte {
+		var b []byte
+		for _, v := range nums {
+			b = binary.AppendUvarint(b, v)
+		}
+		return b
+	}
+	cases := map[string][]byte{
+		"string":     record(0, 0, 0, 1, 1, 0, 1<<62),
+		"count":      record(0, 0, 0, 1, 1, 1<<62),
+		"file index": append(record(0, 7, 0, 1, 1, 0), record(0, 0, 0, 0, 0)...),
+		"shard":      append(record(1<<63, 0, 0, 1, 1, 0), record(0, 0, 0, 0, 0)...),
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			sp, err := newSpill(t.TempDir(), "spill-*", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sp.remove()
+			if _, err := sp.buckets[0].f.Write(data); err != nil {
+				t.Fatal(err)
+			}
+			err = sp.shards(m, func(int, []*Grant) error { return nil })
+			if !errors.Is(err, errSpillCorrupt) {
+				t.Fatalf("read back %x: %v, want %v", data, err, errSpillCorrupt)
+			}
+		})
 	}
 }
