@@ -34,8 +34,8 @@ _preview := {"command": _call.key, "args": _args, "cli": sprintf(_row.preview_fo
 # when it is empty or holds a character outside [A-Za-z0-9._/:@%+=,-],
 # that is, when trimming those characters off leaves something. (trim,
 # not regex.match: through OPA's REST API a regex.match goes through the
-# server's value cache and its metrics, and the two calls of a preview
-# cost a confirm_required 2% more.)
+# server's value cache and its metrics: the two calls of a preview
+# cost a confirm_required 1% to 2% more.)
 _shell_word(s) := s if {
 	s != ""
 	trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/:@%+=,-") == ""
