@@ -58,7 +58,8 @@ _gate_passed if {
 # _confirm_refusal is what a call the gate stops adds to the granted
 # fields: the refusal, the reasons, the preview and the hint. It is one
 # object, written out, because this step runs on every confirm_required
-# call: a function call and a second object.union cost it 5%.
+# call: a function call and a second object.union cost it 5% more
+# evaluation.
 _confirm_refusal := {
 	"allow": false,
 	"code": "confirm_required",
