@@ -137,7 +137,7 @@ var errReadAgain = errors.New("read the sources again without spilling")
 // grant lint would refuse (spilledClean) stops it with errReadAgain.
 func (s *spill) shards(m *Model, yield func(k int, grants []*Grant) error) error {
 	for b, bucket := range s.buckets {
-		byShard, err := s.readBucket(m, bucket.f)
+		byShard, err := s.readBucket(m, b, bucket.f)
 		if err != nil {
 			return err
 		}
@@ -150,9 +150,9 @@ func (s *spill) shards(m *Model, yield func(k int, grants []*Grant) error) error
 	return nil
 }
 
-// readBucket reads one bucket file back from its start: the grants of
+// readBucket reads bucket b's file back from its start: the grants of
 // each of its shards, those of each file's last read only.
-func (s *spill) readBucket(m *Model, f *os.File) (map[int][]*Grant, error) {
+func (s *spill) readBucket(m *Model, b int, f *os.File) (map[int][]*Grant, error) {
 	size, err := f.Seek(0, io.SeekEnd)
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)
@@ -170,11 +170,14 @@ func (s *spill) readBucket(m *Model, f *os.File) (map[int][]*Grant, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read the spilled grants: %w", problem.Pathless(err))
 		}
-		if rec.shard < 0 || rec.shard >= s.n || rec.file < 0 || rec.file >= len(m.grantFiles) {
+		if rec.shard < 0 || rec.shard >= s.n || rec.shard%len(s.buckets) != b || rec.file < 0 || rec.file >= len(m.grantFiles) {
+			return nil, fmt.Errorf("read the spilled grants: %w", errSpillCorrupt)
+		}
+		if rec.gen > s.gen[rec.file] {
 			return nil, fmt.Errorf("read the spilled grants: %w", errSpillCorrupt)
 		}
 		if rec.gen != s.gen[rec.file] {
-			continue
+			continue // an earlier read of a file read again
 		}
 		g := rec.g
 		g.File, g.FileIndex = m.grantFiles[rec.file], rec.file

@@ -258,8 +258,10 @@ func TestSpillBesideALongName(t *testing.T) {
 
 // TestSpillRefusesACorruptFile reads back bucket files that write did not
 // write: a string or a count longer than the file, a file index or a
-// shard out of range. Each ends the read with errSpillCorrupt, without a
-// panic or an allocation as large as the number read.
+// shard out of range, a shard of another bucket or a read of a file not
+// made yet (whose grants the read would drop). Each ends the read with
+// errSpillCorrupt, without a panic or an allocation as large as the
+// number read.
 func TestSpillRefusesACorruptFile(t *testing.T) {
 	m, err := Checked([]string{spillPacks}, nil)
 	if err != nil {
@@ -278,10 +280,12 @@ func TestSpillRefusesACorruptFile(t *testing.T) {
 		"count":      record(0, 0, 0, 1, 1, 1<<62),
 		"file index": append(record(0, 7, 0, 1, 1, 0), record(0, 0, 0, 0, 0)...),
 		"shard":      append(record(1<<63, 0, 0, 1, 1, 0), record(0, 0, 0, 0, 0)...),
+		"bucket":     append(record(1, 0, 0, 1, 1, 0), record(0, 0, 0, 0, 0)...),
+		"read":       append(record(0, 0, 3, 1, 1, 0), record(0, 0, 0, 0, 0)...),
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
-			sp, err := newSpill(t.TempDir(), "spill-*", 1)
+			sp, err := newSpill(t.TempDir(), "spill-*", 2)
 			if err != nil {
 				t.Fatal(err)
 			}
